@@ -1,0 +1,79 @@
+"""irrun: read, check and run OpenVINO IR without the OpenVINO runtime.
+
+>>> import irrun
+>>> model = irrun.load("model.xml")          # doctest: +SKIP
+>>> model.validate()                          # doctest: +SKIP
+
+Heavy modules (numpy, lxml, networkx) are imported on first use, so that
+``import irrun`` and ``irrun --help`` stay fast.
+"""
+
+from irrun.errors import (
+    AttributeValueError,
+    ExecutionError,
+    FragmentError,
+    IndexOutOfRangeError,
+    InputFileError,
+    InputValueError,
+    IRError,
+    IRFormatError,
+    MissingAttributeError,
+    UnsupportedOpError,
+    ValidationFailed,
+    WeightsError,
+    XMLSyntaxError,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "load",
+    "load_all",
+    "Model",
+    "Layer",
+    "Port",
+    "Edge",
+    "Dim",
+    "Shape",
+    "ElementType",
+    "IRError",
+    "InputFileError",
+    "XMLSyntaxError",
+    "IRFormatError",
+    "WeightsError",
+    "FragmentError",
+    "AttributeValueError",
+    "MissingAttributeError",
+    "InputValueError",
+    "ValidationFailed",
+    "ExecutionError",
+    "IndexOutOfRangeError",
+    "UnsupportedOpError",
+]
+
+_LAZY = {
+    "load": ("irrun.ir.reader", "load"),
+    "load_all": ("irrun.ir.reader", "load_all"),
+    "Model": ("irrun.model", "Model"),
+    "Layer": ("irrun.model", "Layer"),
+    "Port": ("irrun.model", "Port"),
+    "Edge": ("irrun.model", "Edge"),
+    "Dim": ("irrun.shape", "Dim"),
+    "Shape": ("irrun.shape", "Shape"),
+    "ElementType": ("irrun.element_types", "ElementType"),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'irrun' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,64 @@
+"""Opening input files safely: regular files only, checked before any read.
+
+A FIFO, a device such as ``/dev/zero``, a directory or a symlink loop given as
+a model or weights file would make a naive ``open().read()`` hang, allocate
+without bound or crash; these helpers refuse them with a clear
+:class:`~irrun.errors.InputFileError` instead.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+from irrun.errors import InputFileError
+
+__all__ = ["regular_file_size", "read_regular_file"]
+
+
+def regular_file_size(path: str, what: str) -> int:
+    """Return the size of ``path`` after checking it is a readable regular file.
+
+    ``what`` names the file's role in messages (``"model"``, ``"weights"``).
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputFileError(f"{what} file {path!r} does not exist", file=path) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputFileError(
+                f"{what} file {path!r} is a symbolic link loop", file=path
+            ) from None
+        raise InputFileError(
+            f"cannot access {what} file {path!r}: {exc.strerror}", file=path
+        ) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputFileError(
+            f"{what} file {path!r} is a directory; give the path of the file itself",
+            file=path,
+        )
+    if not stat.S_ISREG(info.st_mode):
+        kind = "FIFO" if stat.S_ISFIFO(info.st_mode) else "device or special file"
+        raise InputFileError(
+            f"{what} file {path!r} is a {kind}, not a regular file; irrun reads only regular files",
+            file=path,
+        )
+    if not os.access(path, os.R_OK):
+        raise InputFileError(f"{what} file {path!r} is not readable (permission denied)", file=path)
+    return info.st_size
+
+
+def read_regular_file(path: str, what: str) -> bytes:
+    """Read the whole of a regular file (see :func:`regular_file_size` for the checks)."""
+    regular_file_size(path, what)
+    # O_NONBLOCK: if the path was swapped for a FIFO after the check, open() must not hang.
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputFileError(f"cannot open {what} file {path!r}: {exc.strerror}", file=path) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise InputFileError(f"{what} file {path!r} is not a regular file", file=path)
+        return handle.read()

@@ -1,0 +1,437 @@
+"""Turning IR XML (a ``<net>`` document or bare ``<layer>`` snippets) into a :class:`Model`.
+
+The reader is deliberately lenient about the *graph* (duplicate ids, edges to
+missing ports, cycles, wrong declared dims): it keeps everything with its line
+so that validation can report every problem at once. It raises only for what
+makes the file unreadable as IR: malformed XML, a wrong root or version, ids
+and dims that are not integers, unknown precisions or element types.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+
+from irrun.element_types import from_precision
+from irrun.errors import FragmentError, InputFileError, IRFormatError
+from irrun.ir.files import read_regular_file
+from irrun.ir.names import smallest_name, split_names
+from irrun.ir.weights import Weights
+from irrun.ir.xml import FRAGMENT_ROOT, parse_document
+from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port
+from irrun.shape import Dim, Shape
+
+__all__ = ["load", "load_all"]
+
+_BODY_TAGS = ("body", "then_body", "else_body")
+_PORT_MAP_TAGS = ("port_map", "then_port_map", "else_port_map")
+_INT64_MAX = 2**63 - 1
+_UNSIGNED = re.compile(r"^\s*\+?\d+\s*$")
+
+
+def load(source, weights=None) -> Model:
+    """Load an OpenVINO IR model, or a fragment of bare ``<layer>`` snippets.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        Path of an ``.xml`` file, or the XML itself (a ``str`` starting with
+        ``<``, or ``bytes``).
+    weights : str, os.PathLike or bytes, optional
+        The weights: a ``.bin`` path, or its bytes. By default the ``.bin``
+        beside the XML (same name) is used when it exists; a model without
+        Consts needs none.
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    irrun.IRError
+        A subclass saying what is wrong and where: ``InputFileError``,
+        ``XMLSyntaxError``, ``IRFormatError``, ``FragmentError``...
+
+    Examples
+    --------
+    >>> import irrun
+    >>> model = irrun.load('<layer id="1" type="Concat"><data axis="0"/>'
+    ...                    '<input><port id="0"><dim>2</dim></port><port id="1"><dim>3</dim>'
+    ...                    '</port></input><output><port id="2"><dim>5</dim></port></output>'
+    ...                    '</layer>')
+    >>> [i.name for i in model.inputs], model.outputs[0].shape
+    (['1:in0', '1:in1'], Shape('[5]'))
+    """
+    models = load_all(source, weights)
+    if len(models) > 1:
+        lines = ", ".join(str(m.layers[0].line) for m in models)
+        raise FragmentError(
+            f"the file holds {len(models)} separate <layer> snippets (at lines {lines}) whose "
+            "ids repeat; load them one by one with irrun.load_all()",
+            file=models[0].file,
+        )
+    return models[0]
+
+
+def load_all(source, weights=None) -> list[Model]:
+    """Like :func:`load`, but a fragment file of several independent snippets
+    (layers whose ids repeat, as in the OpenVINO op specification) gives one
+    :class:`Model` per snippet instead of an error. A ``<net>`` gives a list of one."""
+    data, file, directory_hint = _read_source(source)
+    root, is_fragment = parse_document(data, file)
+    blob = _open_weights(weights, directory_hint)
+    if is_fragment:
+        return _read_fragments(root, file, blob)
+    return [_read_net(root, file, blob)]
+
+
+# -- sources -----------------------------------------------------------------------------------
+def _read_source(source):
+    if isinstance(source, bytes):
+        return source, "<bytes>", None
+    if isinstance(source, str) and source.lstrip().startswith("<"):
+        return source.encode("utf-8"), "<string>", None
+    if not isinstance(source, (str, os.PathLike)):
+        raise InputFileError(f"cannot load {type(source).__name__}: give a path or XML text")
+    path = os.fspath(source)
+    return read_regular_file(path, "model"), path, path
+
+
+def _open_weights(weights, model_path):
+    if isinstance(weights, (bytes, bytearray, memoryview)):
+        return Weights.from_bytes(bytes(weights))
+    if weights is not None:
+        return Weights(os.fspath(weights))
+    if model_path is None:
+        return None
+    candidate = os.path.splitext(model_path)[0] + ".bin"
+    if not os.path.lexists(candidate):
+        return None
+    return Weights(candidate)
+
+
+# -- documents ---------------------------------------------------------------------------------
+def _read_net(root, file, blob) -> Model:
+    if root.tag != "net":
+        raise IRFormatError(
+            f"the root element is <{root.tag}>, but OpenVINO IR starts with <net>",
+            file=file,
+            line=root.sourceline,
+        )
+    version_text = root.get("version")
+    if version_text is None:
+        raise IRFormatError(
+            "<net> has no version attribute; OpenVINO reads IR version 10 and 11",
+            file=file,
+            line=root.sourceline,
+        )
+    if not _UNSIGNED.match(version_text):
+        raise IRFormatError(
+            f"<net version={version_text!r}> is not an IR version number", file=file,
+            line=root.sourceline,
+        )  # fmt: skip
+    version = int(version_text)
+    if version < 10:
+        raise IRFormatError(
+            f"this is legacy IR version {version} (Inference Engine CNNLayer format), which "
+            "current OpenVINO no longer reads; convert the original model again with a current "
+            "OpenVINO (ovc) to get IR v11",
+            file=file,
+            line=root.sourceline,
+        )
+    if version > 11:
+        raise IRFormatError(
+            f"IR version {version} is not supported; OpenVINO 2026 writes and reads versions 10 "
+            "and 11",
+            file=file,
+            line=root.sourceline,
+        )
+    model = Model(file, root.get("name", ""), version, False, blob)
+    _read_graph(model, root, fragment=False)
+    rt_info = root.find("rt_info")
+    if rt_info is not None:
+        model.rt_info = _read_model_rt_info(rt_info)
+    _name_model_io(model)
+    return model
+
+
+def _read_fragments(root, file, blob) -> list[Model]:
+    elements = [child for child in root if child.tag == "layer"]
+    edges = [child for child in root if child.tag in ("edge", "edges")]
+    ids = [_layer_id(element, file) for element in elements]
+    name = os.path.basename(file)
+    if len(set(ids)) == len(ids):
+        model = Model(file, name, None, True, blob)
+        _read_graph(model, root, fragment=True)
+        _name_model_io(model)
+        return [model]
+    if edges:
+        raise FragmentError(
+            "the fragment repeats layer ids and has <edge> elements, so its edges are "
+            "ambiguous; give every layer a unique id",
+            file=file,
+            line=edges[0].sourceline,
+        )
+    models = []
+    for element in elements:
+        model = Model(file, name, None, True, blob)
+        model.layers.append(_read_layer(model, element, fragment=True))
+        model._index()
+        _name_model_io(model)
+        models.append(model)
+    return models
+
+
+def _read_graph(graph: Graph, element, fragment: bool) -> None:
+    """Read ``<layers>``/``<edges>`` of ``element`` (a net, a body or a fragment root)."""
+    if element.tag == FRAGMENT_ROOT:
+        layer_elements = [child for child in element if child.tag == "layer"]
+        edge_elements = [child for child in element if child.tag == "edge"]
+        for child in element:
+            if child.tag == "edges":
+                edge_elements.extend(e for e in child if e.tag == "edge")
+    else:
+        layers_element = element.find("layers")
+        edges_element = element.find("edges")
+        layer_elements = [] if layers_element is None else list(layers_element)
+        edge_elements = [] if edges_element is None else list(edges_element)
+    for child in layer_elements:
+        if child.tag != "layer":
+            raise IRFormatError(
+                f"unexpected <{child.tag}> inside <layers>", file=graph.file, line=child.sourceline
+            )
+        graph.layers.append(_read_layer(graph, child, fragment))
+    for child in edge_elements:
+        if child.tag != "edge":
+            raise IRFormatError(
+                f"unexpected <{child.tag}> inside <edges>", file=graph.file, line=child.sourceline
+            )
+        graph.edges.append(
+            Edge(
+                _required_uint(child, "from-layer", graph.file),
+                _required_uint(child, "from-port", graph.file),
+                _required_uint(child, "to-layer", graph.file),
+                _required_uint(child, "to-port", graph.file),
+                child.sourceline,
+            )
+        )
+    graph._index()
+
+
+def _layer_id(element, file) -> int:
+    return _required_uint(element, "id", file, what="<layer>")
+
+
+def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
+    file = graph.file
+    attributes = element.attrib
+    layer_id = _layer_id(element, file)
+    if not fragment:
+        for name in ("name", "type", "version"):
+            if name not in attributes:
+                raise IRFormatError(
+                    f"<layer id=\"{layer_id}\"> has no '{name}' attribute, which OpenVINO requires",
+                    file=file,
+                    line=element.sourceline,
+                )
+    layer_type = attributes.get("type")
+    if not layer_type:
+        raise IRFormatError(
+            f"<layer id=\"{layer_id}\"> has no type", file=file, line=element.sourceline
+        )
+    layer = Layer(
+        graph,
+        layer_id,
+        attributes.get("name", ""),
+        layer_type,
+        attributes.get("version"),
+        {},
+        element.sourceline,
+    )
+    if "output_names" in attributes:
+        layer.output_names = split_names(attributes["output_names"])
+    for child in element:
+        tag = child.tag
+        if tag == "data":
+            layer.attributes = dict(child.attrib)
+        elif tag == "input" or tag == "output":
+            ports = layer.inputs if tag == "input" else layer.outputs
+            for port_element in child:
+                if port_element.tag == "port":
+                    ports.append(_read_port(layer, port_element, tag, len(ports), fragment))
+        elif tag == "rt_info":
+            layer.rt_info = _read_rt_info(child)
+        elif tag in _BODY_TAGS:
+            body = Graph(graph.model, file)
+            _read_graph(body, child, fragment=False)
+            layer.bodies[tag] = body
+        elif tag in _PORT_MAP_TAGS:
+            layer.port_maps[tag] = [dict(item.attrib, kind=item.tag) for item in child]
+        elif tag == "back_edges":
+            layer.back_edges = [dict(item.attrib) for item in child]
+    return layer
+
+
+def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool) -> Port:
+    file = layer.graph.file
+    port_id = _required_uint(element, "id", file, what=f"<port> of {layer.describe()}")
+    precision = element.get("precision")
+    etype = None
+    if precision is not None:
+        try:
+            etype = from_precision(precision)
+        except KeyError as exc:
+            raise IRFormatError(
+                f"{layer.describe()} {direction} port {port_id}: {exc.args[0]}",
+                file=file,
+                line=element.sourceline,
+            ) from None
+    elif direction == "output" and not fragment:
+        raise IRFormatError(
+            f"{layer.describe()} output port {port_id} has no precision attribute, which "
+            "OpenVINO requires on output ports (e.g. precision=\"FP32\")",
+            file=file,
+            line=element.sourceline,
+        )
+    dims = []
+    rt_info = None
+    for child in element:
+        if child.tag == "dim":
+            dims.append(child.text or "")
+        elif child.tag == "rt_info":
+            rt_info = _read_rt_info(child)
+    try:
+        shape = _port_shape(tuple(dims))
+    except ValueError as exc:
+        raise IRFormatError(
+            f"{layer.describe()} {direction} port {port_id}: {exc}",
+            file=file,
+            line=element.sourceline,
+        ) from None
+    names = split_names(element.get("names", "")) if "names" in element.attrib else ()
+    port = Port(layer, port_id, direction, index, precision, etype, shape, names,
+                element.sourceline)  # fmt: skip
+    if rt_info:
+        port.rt_info = rt_info
+    return port
+
+
+@lru_cache(maxsize=4096)
+def _port_shape(texts: tuple[str, ...]) -> Shape:
+    return Shape(_port_dim(text) for text in texts)
+
+
+@lru_cache(maxsize=4096)
+def _port_dim(text: str) -> Dim:
+    stripped = text.strip()
+    if stripped in ("-1", "?"):
+        return Dim.dynamic()
+    if stripped.isdigit() and stripped.isascii():
+        value = int(stripped)
+        if value > _INT64_MAX:
+            raise ValueError(f"<dim>{stripped}</dim> is beyond the 64-bit integer range")
+        return Dim(value)
+    if ".." in stripped:  # OpenVINO reads interval dims leniently; keep their bounds
+        from irrun.shape import parse_dim
+
+        try:
+            return parse_dim(stripped)
+        except ValueError:
+            pass
+    shown = stripped if len(stripped) < 40 else stripped[:40] + "..."
+    raise ValueError(
+        f"<dim>{shown}</dim> is not a dimension; write a size (0 or more) or -1 for dynamic"
+    )
+
+
+def _required_uint(element, name, file, what=None) -> int:
+    text = element.get(name)
+    what = what or f"<{element.tag}>"
+    if text is None:
+        raise IRFormatError(
+            f"{what} has no '{name}' attribute", file=file, line=element.sourceline
+        )
+    if not _UNSIGNED.match(text) or int(text) > _INT64_MAX:
+        shown = text if len(text) < 40 else text[:40] + "..."
+        raise IRFormatError(
+            f"{what} has {name}={shown!r}, which is not a non-negative integer",
+            file=file,
+            line=element.sourceline,
+        )
+    return int(text)
+
+
+# -- rt_info -----------------------------------------------------------------------------------
+def _read_rt_info(element) -> dict:
+    """Layer/port ``<rt_info>``: ``{name: value}`` for each ``<attribute>``; other attributes of
+    an entry (``layout="[N,C,H,W]"``) come as a dict. Unknown entries are kept, never interpreted."""
+    info = {}
+    for child in element:
+        name = child.get("name", child.tag)
+        extra = {k: v for k, v in child.attrib.items() if k not in ("name", "version")}
+        if len(child):
+            info[name] = _read_rt_info(child)
+        elif set(extra) == {"value"}:
+            info[name] = extra["value"]
+        else:
+            info[name] = extra
+    return info
+
+
+def _read_model_rt_info(element) -> dict:
+    """Model ``<rt_info>``: element names are keys, ``value`` attributes values, nesting kept."""
+    info = {}
+    for child in element:
+        key = child.get("name", child.tag) if child.tag == "info" else child.tag
+        info[key] = _read_model_rt_info(child) if len(child) else child.get("value")
+    return info
+
+
+# -- model inputs and outputs ------------------------------------------------------------------
+def _name_model_io(model: Model) -> None:
+    """Name inputs and outputs as OpenVINO's ``read_model`` does (ir-format.md §6.3)."""
+    v10 = model.ir_version == 10
+    for layer in model.layers:
+        if layer.type == "Parameter" and layer.outputs:
+            port = layer.outputs[0]
+            names = set(port.names) | ({layer.name} if v10 else set())
+            name = smallest_name(names) if names else layer.name
+            model.inputs.append(ModelInput(name, tuple(sorted(names)), port, layer))
+        elif layer.type == "Result" and layer.inputs:
+            producer = model.producer(layer.inputs[0])
+            port = producer or layer.inputs[0]
+            if v10:
+                names = set(port.names)
+                if producer is not None:
+                    owner = producer.layer
+                    single = len(owner.outputs) == 1
+                    names.add(owner.name if single else f"{owner.name}.{producer.index}")
+            elif layer.output_names is not None:
+                names = set(layer.output_names)
+            else:
+                names = set(port.names) if producer is not None else set()
+            name = smallest_name(names) if names else layer.name
+            model.outputs.append(ModelOutput(name, tuple(sorted(names)), port, layer))
+    if model.is_fragment:
+        _name_fragment_io(model)
+
+
+def _name_fragment_io(model: Model) -> None:
+    """A fragment's unconnected input ports are its inputs, unconsumed outputs its outputs.
+
+    They are named ``<layer name or id>:in<port id>`` / ``:out<port id>``: spec snippets reuse
+    port ids between inputs and outputs, so the direction is part of the name."""
+    for layer in model.layers:
+        label = layer.name or str(layer.id)
+        if layer.type not in ("Parameter", "Const"):
+            for port in layer.inputs:
+                if model.producer(port) is None:
+                    name = f"{label}:in{port.id}"
+                    model.inputs.append(ModelInput(name, (name,), port, layer))
+        if layer.type != "Result":
+            for port in layer.outputs:
+                if not model.consumers(port):
+                    names = port.names or (f"{label}:out{port.id}",)
+                    name = smallest_name(names)
+                    model.outputs.append(ModelOutput(name, tuple(sorted(names)), port, layer))

@@ -1,0 +1,204 @@
+"""The ``.bin`` weights file: memory-mapped once, decoded per Const on demand.
+
+Byte-sized element types come back as read-only, zero-copy numpy views of the
+mapping (copied only when the offset is not aligned for the type). Sub-byte
+types are unpacked to one element per byte in OpenVINO's per-type bit order,
+and string tensors are decoded from OpenVINO's offset-table layout. Every
+offset, size and count is checked against the file before a byte is read, so
+a hostile Const cannot make irrun read out of range or allocate without bound.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import sys
+
+import numpy as np
+
+from irrun.element_types import ElementType
+from irrun.errors import WeightsError
+from irrun.ir.files import regular_file_size
+
+__all__ = ["Weights", "const_layout_problem", "decode_const"]
+
+_INT32_MAX = 2**31 - 1
+
+
+class Weights:
+    """A read-only memory mapping of a ``.bin`` file.
+
+    Parameters
+    ----------
+    path : str
+        The weights file. It must be a regular file (see :mod:`irrun.ir.files`).
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self.size = regular_file_size(path, "weights")
+        if self.size == 0:
+            self._buffer = b""
+            return
+        with open(path, "rb") as handle:
+            self._buffer = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "<bytes>") -> Weights:
+        """Wrap weights already in memory (for tests and generated models)."""
+        self = cls.__new__(cls)
+        self.path = name
+        self.size = len(data)
+        self._buffer = data
+        return self
+
+    def view(self, offset: int, count: int, dtype) -> np.ndarray:
+        """``count`` elements of ``dtype`` starting at byte ``offset`` (bounds already checked)."""
+        return np.frombuffer(self._buffer, dtype=dtype, count=count, offset=offset)
+
+    def __repr__(self) -> str:
+        return f"Weights({os.path.basename(self.path)!r}, {self.size} bytes)"
+
+
+def const_layout_problem(
+    element_type: ElementType, shape: tuple[int, ...], offset: int, size: int, weights
+) -> str | None:
+    """Explain why a Const cannot be read, or return ``None`` when it can.
+
+    Checks, without reading any weights, that the declared byte range lies in
+    the file and holds enough bytes for ``shape`` elements of ``element_type``.
+    String Consts additionally have their header checked (a few bytes read).
+    """
+    if element_type.name == "dynamic":
+        return "a Const cannot have element type 'dynamic'"
+    if offset < 0 or size < 0:
+        return f"offset {offset} and size {size} must not be negative"
+    end = offset + size
+    if weights is None:
+        return f"needs bytes {offset}..{end} of the weights file, but there is no weights file"
+    if end > weights.size:
+        return (
+            f"needs bytes {offset}..{end} of {weights.path!r}, "
+            f"which is only {weights.size} bytes long"
+        )
+    count = 1
+    for dim in shape:
+        count *= dim
+    if element_type.name == "string":
+        return _string_layout_problem(weights, offset, size, count)
+    needed = element_type.packed_size(count)
+    if size < needed:
+        return (
+            f"declares size {size}, but {count} element(s) of {element_type} need {needed} bytes"
+            f" ({' x '.join(map(str, shape)) or 'scalar'} x {element_type.bits} bits)"
+        )
+    return None
+
+
+def _string_layout_problem(weights, offset: int, size: int, count: int) -> str | None:
+    header = 4 * (count + 2)
+    if size < header:
+        return f"a string Const of {count} element(s) needs at least {header} bytes, size is {size}"
+    stored = int(weights.view(offset, 1, "<i4")[0])
+    if stored != count:
+        return f"the string header says {stored} element(s), the shape has {count}"
+    offsets = weights.view(offset + 4, count + 1, "<i4")
+    if offsets[0] != 0 or np.any(np.diff(offsets) < 0) or header + int(offsets[-1]) > size:
+        return "the string offset table is not increasing or points past the Const's size"
+    return None
+
+
+def decode_const(
+    element_type: ElementType, shape: tuple[int, ...], offset: int, size: int, weights
+) -> np.ndarray:
+    """Read a Const's value; raises :class:`~irrun.errors.WeightsError` if its layout is bad.
+
+    Returns a read-only array of shape ``shape`` in ``element_type.numpy_dtype``.
+    """
+    problem = const_layout_problem(element_type, shape, offset, size, weights)
+    if problem:
+        raise WeightsError(problem, file=getattr(weights, "path", None))
+    count = 1
+    for dim in shape:
+        count *= dim
+    if element_type.name == "string":
+        array = _decode_strings(weights, offset, count)
+    elif element_type.is_sub_byte:
+        packed = weights.view(offset, element_type.packed_size(count), np.uint8)
+        array = _UNPACK[element_type.name](packed, count).view(element_type.numpy_dtype)
+    else:
+        dtype = element_type.numpy_dtype
+        array = weights.view(offset, count, dtype)
+        if offset % dtype.alignment or sys.byteorder != "little":
+            # Unaligned views are legal but slow everywhere they are used: copy once.
+            array = array.astype(dtype.newbyteorder("<"), copy=True).astype(dtype)
+        if element_type.name == "boolean" and count and array.view(np.uint8).max() > 1:
+            array = array.view(np.uint8) != 0
+    array = array.reshape(shape)
+    array.flags.writeable = False
+    return array
+
+
+def _decode_strings(weights, offset: int, count: int) -> np.ndarray:
+    offsets = weights.view(offset + 4, count + 1, "<i4")
+    start = offset + 4 * (count + 2)
+    raw = bytes(weights.view(start, int(offsets[-1]), np.uint8))
+    values = []
+    for index in range(count):
+        chunk = raw[offsets[index] : offsets[index + 1]]
+        try:
+            values.append(chunk.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise WeightsError(
+                f"string element {index} is not valid UTF-8: {chunk[:40]!r}",
+                file=weights.path,
+            ) from None
+    return np.array(values, dtype=np.dtypes.StringDType())
+
+
+def _unpack_nibbles(packed: np.ndarray, count: int) -> np.ndarray:
+    # Low nibble first: element 2k in bits 3..0, element 2k+1 in bits 7..4 of byte k.
+    out = np.empty(packed.size * 2, np.uint8)
+    out[0::2] = packed & 0x0F
+    out[1::2] = packed >> 4
+    return out[:count]
+
+
+def _unpack_u2(packed: np.ndarray, count: int) -> np.ndarray:
+    # LSB first: element 4k+j in bits 2j+1..2j of byte k.
+    out = np.stack([(packed >> shift) & 3 for shift in (0, 2, 4, 6)], axis=1)
+    return out.reshape(-1)[:count]
+
+
+def _unpack_u1(packed: np.ndarray, count: int) -> np.ndarray:
+    # MSB first: element 8k+j in bit 7-j of byte k.
+    return np.unpackbits(packed, count=count, bitorder="big")
+
+
+def _unpack_u3(packed: np.ndarray, count: int) -> np.ndarray:
+    # Blocks of 3 bytes hold 8 elements: two bytes of low 2-bit pairs (MSB first), one byte of bit 2.
+    blocks = packed.reshape(-1, 3)
+    low = np.stack([(blocks[:, :2] >> shift) & 3 for shift in (6, 4, 2, 0)], axis=2)
+    high = np.unpackbits(blocks[:, 2:3], axis=1, bitorder="big")
+    return (low.reshape(-1, 8) | (high << 2)).reshape(-1)[:count]
+
+
+def _unpack_u6(packed: np.ndarray, count: int) -> np.ndarray:
+    # Blocks of 3 bytes hold 4 elements: two bytes of low nibbles (high nibble first), one byte
+    # of the high 2-bit pairs, element 0 in bits 7..6.
+    blocks = packed.reshape(-1, 3)
+    low = np.stack([blocks[:, :2] >> 4, blocks[:, :2] & 0x0F], axis=2).reshape(-1, 4)
+    high = np.stack([(blocks[:, 2] >> shift) & 3 for shift in (6, 4, 2, 0)], axis=1)
+    return (low | (high << 4)).reshape(-1)[:count]
+
+
+_UNPACK = {
+    "u4": _unpack_nibbles,
+    "i4": _unpack_nibbles,
+    "nf4": _unpack_nibbles,
+    "f4e2m1": _unpack_nibbles,
+    "u2": _unpack_u2,
+    "u1": _unpack_u1,
+    "u3": _unpack_u3,
+    "u6": _unpack_u6,
+}

@@ -1,0 +1,216 @@
+"""Helpers shared by the gather kernels: axis and index normalisation, the out-of-range policy.
+
+Every gather kernel turns its indices into ``intp`` values inside ``[0, size-1]`` before it
+copies anything, so the copy itself can use ``np.take(..., mode="wrap")``, numpy's fastest
+take (``mode="raise"`` routes the result through a temporary buffer).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from irrun.errors import IndexOutOfRangeError
+
+__all__ = [
+    "OUT_OF_RANGE_POLICIES",
+    "NormalizedIndices",
+    "as_index_array",
+    "check_policy",
+    "format_shape",
+    "normalize_axis",
+    "normalize_indices",
+    "product",
+    "zeros_like_output",
+    "fill_zero",
+]
+
+#: What a kernel does with an index outside ``[-size, size-1]``: write the dtype's zero,
+#: raise :class:`~irrun.errors.IndexOutOfRangeError`, or clamp it into ``[0, size-1]``.
+OUT_OF_RANGE_POLICIES = ("zero", "error", "clip")
+
+# ml_dtypes' sub-byte integers have numpy kind "V", so they are recognised by name.
+_SUB_BYTE_INTEGER_NAMES = frozenset({"int1", "int2", "int4", "uint1", "uint2", "uint4"})
+
+_INTP_MAX = np.iinfo(np.intp).max
+
+
+class NormalizedIndices(NamedTuple):
+    """Indices ready for ``np.take``, and where the original ones were out of range.
+
+    Attributes
+    ----------
+    values : numpy.ndarray
+        Same shape as the indices, dtype ``intp``. Every value is in ``[0, size-1]``, or in
+        ``[-size, size-1]`` when the caller allowed negatives to pass through.
+    invalid : numpy.ndarray or None
+        Boolean mask, same shape as the indices, True where the original index was out of
+        range and the policy is ``"zero"`` (those values were replaced by 0). ``None`` when
+        nothing needs zero-filling.
+    """
+
+    values: np.ndarray
+    invalid: np.ndarray | None
+
+
+def format_shape(shape) -> str:
+    """Write a shape the way OpenVINO messages do: ``[2,3,4]``."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def product(dims) -> int:
+    """Number of elements in a block of the given dimensions (1 for none)."""
+    return math.prod(int(d) for d in dims)
+
+
+def check_policy(policy: str) -> None:
+    """Raise ValueError unless ``policy`` is one of :data:`OUT_OF_RANGE_POLICIES`."""
+    if policy not in OUT_OF_RANGE_POLICIES:
+        raise ValueError(
+            f"out_of_range must be one of {', '.join(map(repr, OUT_OF_RANGE_POLICIES))}; "
+            f"got {policy!r}"
+        )
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """Map ``axis`` in ``[-rank, rank-1]`` to ``[0, rank-1]``; ValueError (OpenVINO's text) if outside."""
+    axis = int(axis)
+    if not -rank <= axis < rank:
+        raise ValueError(f"Axis {axis} out of the tensor rank range [{-rank}, {rank - 1}].")
+    return axis + rank if axis < 0 else axis
+
+
+def as_index_array(indices) -> np.ndarray:
+    """Return ``indices`` as an array, raising TypeError unless its element type is an integer."""
+    indices = np.asarray(indices)
+    dtype = indices.dtype
+    if dtype.kind in "iu":
+        return indices
+    if dtype.kind == "V" and dtype.name in _SUB_BYTE_INTEGER_NAMES:
+        return indices.astype(np.int8 if dtype.name.startswith("int") else np.uint8)
+    raise TypeError(f"Indices element type must be of an integral number type; got {dtype}.")
+
+
+def _to_intp(indices: np.ndarray) -> np.ndarray:
+    """A fresh ``intp`` copy; uint64 values beyond intp become intp max (still out of range)."""
+    values = indices.astype(np.intp)
+    if indices.dtype == np.uint64:
+        values[indices > _INTP_MAX] = _INTP_MAX
+    return values
+
+
+def _out_of_range_error(indices, invalid, sizes, data_axes) -> IndexOutOfRangeError:
+    position = np.unravel_index(int(np.argmax(invalid)), invalid.shape)
+    position = tuple(int(p) for p in position)
+    value = indices[position].item()
+    if isinstance(sizes, tuple):
+        size, axis = sizes[position[-1]], data_axes[position[-1]]
+    else:
+        size, axis = sizes, data_axes
+    if size == 0:
+        valid = f"data axis {axis} has size 0, so no index is valid"
+    else:
+        valid = f"valid range is [{-size}, {size - 1}] for data axis {axis} of size {size}"
+    return IndexOutOfRangeError(f"index {value} at indices position {position} is out of range: {valid}")
+
+
+def _all_in_range(indices: np.ndarray, sizes, negatives_allowed: bool) -> bool:
+    """True if every index is in ``[0, size-1]`` (``[-size, size-1]`` with negatives allowed)."""
+
+    def low(size):
+        return -size if negatives_allowed else 0
+
+    if isinstance(sizes, int):
+        return bool(indices.min() >= low(sizes) and indices.max() < sizes)
+    if min(sizes) == 0:
+        return False
+    # One min/max pass against the tightest bounds settles the usual case without per-column work.
+    if indices.min() >= max(map(low, sizes)) and indices.max() < min(sizes):
+        return True
+    columns = indices.reshape(-1, len(sizes))
+    return all(
+        columns[:, j].min() >= low(size) and columns[:, j].max() < size
+        for j, size in enumerate(sizes)
+    )
+
+
+def normalize_indices(
+    indices: np.ndarray,
+    sizes,
+    data_axes,
+    policy: str,
+    *,
+    negatives_pass_through: bool = False,
+) -> NormalizedIndices:
+    """Bring ``indices`` into ``[0, size-1]`` applying the out-of-range ``policy``.
+
+    Parameters
+    ----------
+    indices : numpy.ndarray
+        Integer indices (checked by :func:`as_index_array`).
+    sizes : int or tuple of int
+        The size of the data axis the indices address; a tuple gives one size per position of
+        the indices' last axis (GatherND's index tuples).
+    data_axes : int or tuple of int
+        The data axis (or axes, parallel to ``sizes``) named in error messages.
+    policy : {"zero", "error", "clip"}
+        What to do with an index outside ``[-size, size-1]``.
+    negatives_pass_through : bool
+        If True and every index is inside ``[-size, size-1]``, return them without wrapping
+        negatives (``np.take(mode="wrap")`` wraps them for free).
+
+    Returns
+    -------
+    NormalizedIndices
+
+    Raises
+    ------
+    IndexOutOfRangeError
+        If an index is out of range and ``policy`` is ``"error"``, or ``"clip"`` meets an
+        axis of size 0.
+    """
+    if indices.size == 0:
+        return NormalizedIndices(indices.astype(np.intp, copy=False), None)
+    if _all_in_range(indices, sizes, negatives_pass_through):
+        return NormalizedIndices(indices.astype(np.intp, copy=False), None)
+
+    size_array = np.asarray(sizes, dtype=np.intp)
+    values = _to_intp(indices)
+    np.add(values, size_array, out=values, where=values < 0)
+    invalid = (values < 0) | (values >= size_array)
+    if not invalid.any():
+        return NormalizedIndices(values, None)
+    if policy == "error":
+        raise _out_of_range_error(indices, invalid, sizes, data_axes)
+    if policy == "clip":
+        if size_array.min() == 0:
+            empty = data_axes if isinstance(sizes, int) else data_axes[sizes.index(0)]
+            raise IndexOutOfRangeError(f"cannot clip indices into data axis {empty} of size 0")
+        np.clip(values, 0, size_array - 1, out=values)
+        return NormalizedIndices(values, None)
+    values[invalid] = 0
+    return NormalizedIndices(values, invalid)
+
+
+def _zero_scalar(data: np.ndarray) -> np.ndarray:
+    """A 0-d array holding the dtype's zero: all-zero bytes, "" for strings, False for bool."""
+    if data.dtype.kind == "O":
+        sample = data.flat[0] if data.size else ""
+        return np.array(type(sample)() if isinstance(sample, (str, bytes)) else 0, dtype=object)
+    return np.zeros((), dtype=data.dtype)
+
+
+def zeros_like_output(data: np.ndarray, shape) -> np.ndarray:
+    """An array of ``shape`` and the data's dtype holding only the dtype's zero."""
+    if data.dtype.kind == "O":
+        out = np.empty(shape, dtype=object)
+        out[...] = _zero_scalar(data)
+        return out
+    return np.zeros(shape, dtype=data.dtype)
+
+
+def fill_zero(out: np.ndarray, mask: np.ndarray, data: np.ndarray) -> None:
+    """Write the dtype's zero into ``out[mask]`` (``mask`` indexes the leading dims of ``out``)."""
+    out[mask] = _zero_scalar(data)

@@ -1,0 +1,529 @@
+"""The in-memory model: :class:`Model`, :class:`Layer`, :class:`Port`, :class:`Edge`.
+
+A :class:`Model` is what :func:`irrun.load` returns. It keeps every layer,
+port and edge of the file with its XML line, exposes the graph as a
+``networkx.MultiDiGraph`` (:attr:`Graph.graph`), and names its inputs and
+outputs exactly as OpenVINO does.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+from irrun.element_types import ElementType, element_type
+from irrun.errors import AttributeValueError, IRError, MissingAttributeError
+from irrun.shape import Shape
+
+__all__ = ["Model", "Graph", "Layer", "Port", "Edge", "ModelInput", "ModelOutput"]
+
+_REQUIRED = object()
+_INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+class Port:
+    """One ``<port>`` of a layer.
+
+    Attributes
+    ----------
+    layer : Layer
+        The layer the port belongs to.
+    id : int
+        The port's ``id`` attribute (one id space per direction).
+    direction : str
+        ``"input"`` or ``"output"``.
+    index : int
+        Position among the layer's ports of the same direction.
+    precision : str or None
+        The ``precision`` attribute as written.
+    element_type : ElementType or None
+        The type ``precision`` names; ``None`` when the port has no precision.
+    declared_shape : Shape
+        The shape the ``<dim>`` children declare.
+    names : tuple of str
+        Tensor names (output ports).
+    line : int
+        XML line of the ``<port>``.
+    inferred_shape, inferred_type
+        Set by validation: what irrun computed for this port (``None`` before).
+    """
+
+    __slots__ = (
+        "layer",
+        "id",
+        "direction",
+        "index",
+        "precision",
+        "element_type",
+        "declared_shape",
+        "names",
+        "rt_info",
+        "line",
+        "inferred_shape",
+        "inferred_type",
+    )
+
+    def __init__(self, layer, id, direction, index, precision, element_type, shape, names, line):
+        self.layer = layer
+        self.id = id
+        self.direction = direction
+        self.index = index
+        self.precision = precision
+        self.element_type = element_type
+        self.declared_shape = shape
+        self.names = names
+        self.rt_info = {}
+        self.line = line
+        self.inferred_shape = None
+        self.inferred_type = None
+
+    @property
+    def shape(self) -> Shape:
+        """The inferred shape when validation ran, else the declared one."""
+        return self.inferred_shape if self.inferred_shape is not None else self.declared_shape
+
+    def describe(self) -> str:
+        """``"input port 0"`` / ``"output port 3"``."""
+        return f"{self.direction} port {self.id}"
+
+    def __repr__(self) -> str:
+        kind = "in" if self.direction == "input" else "out"
+        etype = f" {self.element_type}" if self.element_type else ""
+        names = f" names={','.join(self.names)}" if self.names else ""
+        return f"<Port {self.layer.id}:{self.id} {kind}{etype} {self.shape}{names}>"
+
+
+class Edge:
+    """One ``<edge>``: ``from_layer:from_port`` → ``to_layer:to_port`` (ids as written)."""
+
+    __slots__ = ("from_layer", "from_port", "to_layer", "to_port", "line")
+
+    def __init__(self, from_layer, from_port, to_layer, to_port, line):
+        self.from_layer = from_layer
+        self.from_port = from_port
+        self.to_layer = to_layer
+        self.to_port = to_port
+        self.line = line
+
+    def __repr__(self) -> str:
+        return f"<Edge {self.from_layer}:{self.from_port} -> {self.to_layer}:{self.to_port}>"
+
+
+class Layer:
+    """One ``<layer>``: an op instance.
+
+    ``attributes`` holds the ``<data>`` attributes as strings, exactly as
+    written; the ``attribute_*`` methods parse them (raising
+    :class:`~irrun.errors.AttributeValueError` with the layer and line).
+    Sub-graph ops (TensorIterator, Loop, If) keep their bodies in ``bodies``
+    (``{"body": Graph}`` or ``{"then_body": ..., "else_body": ...}``) and their
+    port maps as lists of attribute dicts in ``port_maps``.
+    """
+
+    def __init__(self, graph, id, name, type, version, attributes, line):
+        self.graph = graph
+        self.id = id
+        self.name = name
+        self.type = type
+        self.version = version
+        self.attributes = attributes
+        self.line = line
+        self.inputs: list[Port] = []
+        self.outputs: list[Port] = []
+        self.rt_info: dict = {}
+        self.output_names: tuple[str, ...] | None = None
+        self.bodies: dict[str, Graph] = {}
+        self.port_maps: dict[str, list[dict]] = {}
+        self.back_edges: list[dict] = []
+
+    # -- identity -------------------------------------------------------------------------
+    @property
+    def opset(self) -> int | None:
+        """The opset number of ``version`` (``opset8`` → 8), or ``None``."""
+        if self.version and self.version.startswith("opset") and self.version[5:].isdigit():
+            return int(self.version[5:])
+        return None
+
+    def describe(self) -> str:
+        """A short label for messages: ``layer 3 'cat' (Concat)``."""
+        name = f" {self.name!r}" if self.name else ""
+        return f"layer {self.id}{name} ({self.type})"
+
+    def __repr__(self) -> str:
+        version = f" {self.version}" if self.version else ""
+        outs = " ".join(str(p.shape) for p in self.outputs)
+        return f"<Layer {self.id} {self.name!r} {self.type}{version} -> {outs or 'no outputs'}>"
+
+    # -- ports ----------------------------------------------------------------------------
+    def input_port(self, port_id: int) -> Port | None:
+        """The input port with this id, or ``None``."""
+        return next((p for p in self.inputs if p.id == port_id), None)
+
+    def output_port(self, port_id: int) -> Port | None:
+        """The output port with this id, or ``None``."""
+        return next((p for p in self.outputs if p.id == port_id), None)
+
+    # -- typed attribute access ----------------------------------------------------------
+    def _attribute_text(self, name, default):
+        text = self.attributes.get(name)
+        if text is None and default is _REQUIRED:
+            raise MissingAttributeError(
+                f"{self.describe()} has no '{name}' attribute in <data>; add {name}=\"...\"",
+                file=self.graph.file,
+                line=self.line,
+            )
+        return text
+
+    def _bad_value(self, name, text, expected):
+        return AttributeValueError(
+            f"{self.describe()}: attribute {name}={text!r} is not {expected}",
+            file=self.graph.file,
+            line=self.line,
+        )
+
+    def attribute_int(self, name: str, default=_REQUIRED) -> int:
+        """Parse an integer attribute (int64 range). ``default`` is used when absent;
+        without a default a missing attribute raises ``MissingAttributeError``."""
+        text = self._attribute_text(name, default)
+        if text is None:
+            return default
+        if not _INTEGER.match(text):
+            raise self._bad_value(name, text, "an integer")
+        value = int(text)
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise self._bad_value(name, text, "inside the 64-bit integer range")
+        return value
+
+    def attribute_ints(self, name: str, default=_REQUIRED) -> list[int]:
+        """Parse a comma-separated integer list (items trimmed, empty items dropped)."""
+        text = self._attribute_text(name, default)
+        if text is None:
+            return default
+        values = []
+        for item in text.split(","):
+            if not item.strip():
+                continue
+            if not _INTEGER.match(item):
+                raise self._bad_value(name, text, "a comma-separated list of integers")
+            values.append(int(item))
+        return values
+
+    def attribute_bool(self, name: str, default=_REQUIRED) -> bool:
+        """Parse ``true``/``false``/``1``/``0`` (case-insensitive)."""
+        text = self._attribute_text(name, default)
+        if text is None:
+            return default
+        lowered = text.strip().lower()
+        if lowered in ("true", "1"):
+            return True
+        if lowered in ("false", "0"):
+            return False
+        raise self._bad_value(name, text, "a boolean (true/false)")
+
+    def attribute_shape(self, name: str, default=_REQUIRED) -> Shape:
+        """Parse a shape attribute (``2,?,1..10``, ``""`` scalar, ``...`` dynamic rank)."""
+        text = self._attribute_text(name, default)
+        if text is None:
+            return default
+        try:
+            return Shape.parse(text)
+        except ValueError as exc:
+            raise self._bad_value(name, text, f"a shape ({exc})") from None
+
+    def attribute_element_type(self, name: str, default=_REQUIRED) -> ElementType:
+        """Parse an element type attribute (``f32``, ``i64``, ``boolean`` ...)."""
+        text = self._attribute_text(name, default)
+        if text is None:
+            return default
+        try:
+            return element_type(text)
+        except KeyError:
+            raise self._bad_value(name, text, "an element type such as f32, i64 or boolean")
+
+    # -- values ---------------------------------------------------------------------------
+    @property
+    def value(self):
+        """The value of a Const layer as a read-only numpy array (see :meth:`Model.constant`)."""
+        return self.graph.model.constant(self)
+
+
+class ModelInput:
+    """A model input: a Parameter (or, in a fragment, an unconnected input port)."""
+
+    def __init__(self, name, names, port, layer):
+        self.name = name
+        self.names = names
+        self.port = port
+        self.layer = layer
+
+    @property
+    def shape(self) -> Shape:
+        """The input's shape (a Parameter's ``shape`` attribute keeps interval bounds)."""
+        if self.layer.type == "Parameter" and "shape" in self.layer.attributes:
+            try:
+                return self.layer.attribute_shape("shape")
+            except IRError:
+                pass
+        return self.port.shape
+
+    @property
+    def element_type(self) -> ElementType | None:
+        """The input's element type."""
+        if self.layer.type == "Parameter":
+            try:
+                return self.layer.attribute_element_type("element_type")
+            except IRError:
+                pass
+        return self.port.inferred_type or self.port.element_type
+
+    def __repr__(self) -> str:
+        return f"<ModelInput {self.name!r} {self.element_type} {self.shape}>"
+
+
+class ModelOutput:
+    """A model output: a Result (or, in a fragment, an unconsumed output port)."""
+
+    def __init__(self, name, names, port, layer):
+        self.name = name
+        self.names = names
+        self.port = port  # the port that produces the value
+        self.layer = layer  # the Result layer (the producing layer in a fragment)
+
+    @property
+    def shape(self) -> Shape:
+        """The output's shape (inferred when validation ran, else declared)."""
+        return self.port.shape
+
+    @property
+    def element_type(self) -> ElementType | None:
+        """The output's element type."""
+        return self.port.inferred_type or self.port.element_type
+
+    def __repr__(self) -> str:
+        return f"<ModelOutput {self.name!r} {self.element_type} {self.shape}>"
+
+
+class Graph:
+    """Layers and edges of one graph: a whole model or the body of a sub-graph op."""
+
+    def __init__(self, model, file):
+        self.model = model
+        self.file = file
+        self.layers: list[Layer] = []
+        self.edges: list[Edge] = []
+
+    def _index(self):
+        """Build the lookups once the reader has added every layer and edge."""
+        by_id: dict[int, Layer] = {}
+        for layer in self.layers:
+            by_id.setdefault(layer.id, layer)
+        self._by_id = by_id
+        producers: dict[tuple[int, int], tuple[Edge, Port]] = {}
+        consumers: dict[tuple[int, int], list[tuple[Edge, Port]]] = {}
+        for edge in self.edges:
+            source = by_id.get(edge.from_layer)
+            target = by_id.get(edge.to_layer)
+            if source is None or target is None:
+                continue
+            out_port = source.output_port(edge.from_port)
+            in_port = target.input_port(edge.to_port)
+            if out_port is None or in_port is None:
+                continue
+            producers.setdefault((edge.to_layer, edge.to_port), (edge, out_port))
+            consumers.setdefault((edge.from_layer, edge.from_port), []).append((edge, in_port))
+        self._producers = producers
+        self._consumers = consumers
+
+    @cached_property
+    def graph(self):
+        """The graph as a ``networkx.MultiDiGraph``.
+
+        One node per layer id (node data ``layer``: the :class:`Layer`), one edge
+        per well-formed IR edge, keyed ``(from_port, to_port)`` with edge data
+        ``edge`` (the :class:`Edge`). Edges naming a missing layer or port are
+        left out (validation reports them).
+        """
+        import networkx as nx
+
+        graph = nx.MultiDiGraph()
+        graph.add_nodes_from((layer_id, {"layer": layer}) for layer_id, layer in self._by_id.items())
+        graph.add_edges_from(
+            (edge.from_layer, edge.to_layer, (edge.from_port, edge.to_port), {"edge": edge})
+            for edge, _ in self._producers.values()
+        )
+        return graph
+
+    def layer(self, key) -> Layer:
+        """Find a layer by id (int) or name (str); ``KeyError`` lists close matches."""
+        if isinstance(key, int) and key in self._by_id:
+            return self._by_id[key]
+        if isinstance(key, str):
+            for layer in self.layers:
+                if layer.name == key:
+                    return layer
+            if key.isdigit() and int(key) in self._by_id:
+                return self._by_id[int(key)]
+        import difflib
+
+        close = difflib.get_close_matches(str(key), [layer.name for layer in self.layers], n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise KeyError(f"no layer with id or name {key!r}{hint}")
+
+    def producer(self, port: Port) -> Port | None:
+        """The output port feeding an input port, or ``None`` when it is not connected."""
+        found = self._producers.get((port.layer.id, port.id))
+        return found[1] if found else None
+
+    def consumers(self, port: Port) -> list[Port]:
+        """The input ports an output port feeds (in edge order)."""
+        return [in_port for _, in_port in self._consumers.get((port.layer.id, port.id), ())]
+
+    def topological_order(self) -> list[Layer]:
+        """Layers in an order where producers come before consumers.
+
+        Raises ``IRFormatError`` if the graph has a cycle.
+        """
+        from irrun.ir.graph_order import topological_layers
+
+        return topological_layers(self)
+
+    def __iter__(self):
+        return iter(self.layers)
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+
+class Model(Graph):
+    """A loaded OpenVINO IR model (or a fragment of ``<layer>`` snippets).
+
+    Build one with :func:`irrun.load`. Attributes: ``file`` (path or
+    ``"<string>"``), ``name``, ``ir_version`` (10, 11, or ``None`` for a
+    fragment), ``is_fragment``, ``weights`` (a :class:`~irrun.ir.weights.Weights`
+    or ``None``), ``rt_info``, ``layers``, ``edges``, ``inputs``, ``outputs``.
+    """
+
+    def __init__(self, file, name, ir_version, is_fragment, weights):
+        super().__init__(self, file)
+        self.name = name
+        self.ir_version = ir_version
+        self.is_fragment = is_fragment
+        self.weights = weights
+        self.rt_info: dict = {}
+        self.inputs: list[ModelInput] = []
+        self.outputs: list[ModelOutput] = []
+        self._constants: dict[int, object] = {}
+
+    # -- I/O lookup -----------------------------------------------------------------------
+    def input(self, name: str) -> ModelInput:
+        """Find an input by Parameter layer name or any of its tensor names."""
+        for model_input in self.inputs:
+            if name == model_input.layer.name or name in model_input.names:
+                return model_input
+        known = ", ".join(repr(i.name) for i in self.inputs) or "none"
+        raise KeyError(f"the model has no input named {name!r}; its inputs are {known}")
+
+    def output(self, name: str) -> ModelOutput:
+        """Find an output by any of its names or its Result layer's name."""
+        for model_output in self.outputs:
+            if name in model_output.names or name == model_output.layer.name:
+                return model_output
+        known = ", ".join(repr(o.name) for o in self.outputs) or "none"
+        raise KeyError(f"the model has no output named {name!r}; its outputs are {known}")
+
+    # -- weights --------------------------------------------------------------------------
+    def constant(self, layer) -> object:
+        """The value of a Const layer as a read-only numpy array.
+
+        Zero-copy view of the memory-mapped ``.bin`` where alignment allows.
+        Raises :class:`~irrun.errors.WeightsError` naming the layer, the byte
+        range and the file length when the Const cannot be read.
+        """
+        if not isinstance(layer, Layer):
+            layer = self.layer(layer)
+        cached = self._constants.get(id(layer))
+        if cached is not None:
+            return cached
+        from irrun.ir.constants import read_const
+
+        value = read_const(layer)
+        self._constants[id(layer)] = value
+        return value
+
+    def weights_problems(self) -> list[tuple[Layer, str]]:
+        """Every Const (bodies included) whose bytes cannot be read, with the reason.
+
+        Reads no weights except string headers; nothing is allocated.
+        """
+        from irrun.ir.constants import const_problem
+
+        problems = []
+        for layer in self.all_layers():
+            if layer.type == "Const":
+                problem = const_problem(layer)
+                if problem:
+                    problems.append((layer, problem))
+        return problems
+
+    def all_layers(self):
+        """Every layer, including those inside sub-graph bodies (depth first, document order)."""
+        stack = [iter(self.layers)]
+        while stack:
+            layer = next(stack[-1], None)
+            if layer is None:
+                stack.pop()
+                continue
+            yield layer
+            for body in layer.bodies.values():
+                stack.append(iter(body.layers))
+
+    def count_by_type(self) -> dict[str, int]:
+        """Layer counts keyed ``"Type-opsetN"`` (``"Type"`` when the version is missing)."""
+        counts: dict[str, int] = {}
+        for layer in self.layers:
+            key = f"{layer.type} {layer.version}" if layer.version else layer.type
+            counts[key] = counts.get(key, 0) + 1
+        return dict(sorted(counts.items()))
+
+    @property
+    def weights_size(self) -> int:
+        """Bytes of the weights file (0 without one)."""
+        return self.weights.size if self.weights is not None else 0
+
+    # -- presentation ---------------------------------------------------------------------
+    def __repr__(self) -> str:
+        kind = "fragment" if self.is_fragment else f"IR v{self.ir_version}"
+        return (
+            f"<Model {self.name!r} ({kind}): {len(self.layers)} layers, "
+            f"inputs {[i.name for i in self.inputs]}, outputs {[o.name for o in self.outputs]}>"
+        )
+
+    def _repr_html_(self) -> str:
+        from irrun.render.html import model_html
+
+        return model_html(self)
+
+    def summary(self) -> dict:
+        """A JSON-ready summary (what ``irrun inspect`` prints)."""
+        return {
+            "file": self.file,
+            "name": self.name,
+            "ir_version": self.ir_version,
+            "fragment": self.is_fragment,
+            "inputs": [
+                {"name": i.name, "names": list(i.names), "shape": str(i.shape),
+                 "element_type": str(i.element_type) if i.element_type else None}
+                for i in self.inputs
+            ],
+            "outputs": [
+                {"name": o.name, "names": list(o.names), "shape": str(o.shape),
+                 "element_type": str(o.element_type) if o.element_type else None}
+                for o in self.outputs
+            ],
+            "layers": len(self.layers),
+            "layer_counts": self.count_by_type(),
+            "weights_file": self.weights.path if self.weights is not None else None,
+            "weights_bytes": self.weights_size,
+        }  # fmt: skip
+

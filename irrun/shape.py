@@ -1,0 +1,275 @@
+"""Partial shapes: :class:`Dim` (a size or an interval of sizes) and :class:`Shape`.
+
+OpenVINO shapes may be static (``[2,3]``), have dynamic dimensions (``?``),
+bounded intervals (``1..10``, ``..10``, ``2..``) or a dynamic rank (``[...]``).
+These two immutable types model all of that, print the way OpenVINO spells it,
+and do the little interval arithmetic shape inference needs (sum, merge,
+"can these be equal").
+
+Examples
+--------
+>>> Shape.parse("1,?,2..8")
+Shape('[1,?,2..8]')
+>>> Dim(8) + Dim(16) + Dim(32)
+Dim('56')
+>>> Dim.interval(1, 5).compatible(Dim(7))
+False
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["Dim", "Shape", "parse_dim"]
+
+_INTERVAL = re.compile(r"^(\d*)\.\.(\d*)$")
+
+
+class Dim:
+    """One dimension: a static size or an interval ``[lower, upper]``.
+
+    ``upper`` is ``None`` for an unbounded interval. ``Dim(5)`` is static,
+    ``Dim.dynamic()`` is ``?`` (``[0, ∞)``), ``Dim.interval(1, 10)`` is ``1..10``.
+    """
+
+    __slots__ = ("lower", "upper")
+
+    def __init__(self, lower: int, upper: int | None = -1):
+        if upper == -1:
+            upper = lower
+        if lower < 0 or (upper is not None and upper < lower):
+            raise ValueError(f"invalid dimension interval [{lower}, {upper}]")
+        object.__setattr__(self, "lower", int(lower))
+        object.__setattr__(self, "upper", None if upper is None else int(upper))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Dim is immutable")
+
+    @classmethod
+    def dynamic(cls) -> Dim:
+        """Return the fully dynamic dimension ``?``."""
+        return _DYNAMIC
+
+    @classmethod
+    def interval(cls, lower: int, upper: int | None) -> Dim:
+        """Return the interval ``lower..upper`` (``upper=None``: unbounded)."""
+        return cls(lower, upper)
+
+    @property
+    def is_static(self) -> bool:
+        """True when the dimension has one known size."""
+        return self.lower == self.upper
+
+    @property
+    def is_dynamic(self) -> bool:
+        """True when the size is not known exactly."""
+        return self.lower != self.upper
+
+    @property
+    def value(self) -> int:
+        """The size of a static dimension (``ValueError`` for a dynamic one)."""
+        if self.lower != self.upper:
+            raise ValueError(f"dimension {self} is not static")
+        return self.lower
+
+    def compatible(self, other: Dim) -> bool:
+        """True when the two dimensions can have the same size (their intervals meet)."""
+        lower = max(self.lower, other.lower)
+        uppers = [u for u in (self.upper, other.upper) if u is not None]
+        return not uppers or lower <= min(uppers)
+
+    def merge(self, other: Dim) -> Dim | None:
+        """The intersection of both intervals, or ``None`` when they cannot be equal."""
+        if not self.compatible(other):
+            return None
+        uppers = [u for u in (self.upper, other.upper) if u is not None]
+        return Dim(max(self.lower, other.lower), min(uppers) if uppers else None)
+
+    def __add__(self, other: Dim) -> Dim:
+        if not isinstance(other, Dim):
+            return NotImplemented
+        upper = None if self.upper is None or other.upper is None else self.upper + other.upper
+        return Dim(self.lower + other.lower, upper)
+
+    def __mul__(self, other: Dim) -> Dim:
+        if not isinstance(other, Dim):
+            return NotImplemented
+        if self.upper == 0 or other.upper == 0:
+            return Dim(0)
+        upper = None if self.upper is None or other.upper is None else self.upper * other.upper
+        return Dim(self.lower * other.lower, upper)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, int):
+            return self.lower == self.upper == other
+        if not isinstance(other, Dim):
+            return NotImplemented
+        return self.lower == other.lower and self.upper == other.upper
+
+    def __hash__(self) -> int:
+        return hash((self.lower, self.upper))
+
+    def __str__(self) -> str:
+        if self.lower == self.upper:
+            return str(self.lower)
+        if self.upper is None:
+            return "?" if self.lower == 0 else f"{self.lower}.."
+        return f"..{self.upper}" if self.lower == 0 else f"{self.lower}..{self.upper}"
+
+    def __repr__(self) -> str:
+        return f"Dim('{self}')"
+
+    def to_port_dim(self) -> int:
+        """The ``<dim>`` value OpenVINO writes: the size, or -1 for any non-static dimension."""
+        return self.lower if self.lower == self.upper else -1
+
+
+_DYNAMIC = Dim(0, None)
+
+
+def parse_dim(text: str) -> Dim:
+    """Parse one dimension as written in a ``shape`` attribute.
+
+    Accepts ``5``, ``?``, ``-1``, ``1..10``, ``..10`` and ``2..``.
+    Raises ``ValueError`` with the offending text otherwise.
+    """
+    text = text.strip()
+    if text in ("?", "-1"):
+        return _DYNAMIC
+    if text.isdigit():
+        return Dim(int(text))
+    match = _INTERVAL.match(text)
+    if match and (match.group(1) or match.group(2)):
+        lower = int(match.group(1)) if match.group(1) else 0
+        upper = int(match.group(2)) if match.group(2) else None
+        if upper is not None and upper < lower:
+            raise ValueError(f"interval {text!r} has its upper bound below its lower bound")
+        return Dim(lower, upper)
+    raise ValueError(f"cannot parse dimension {text!r}")
+
+
+class Shape:
+    """An immutable partial shape: a tuple of :class:`Dim`, or a dynamic rank.
+
+    ``Shape([2, 3])`` is static, ``Shape([2, Dim.dynamic()])`` has a dynamic
+    dimension, ``Shape.dynamic_rank()`` is ``[...]``. A shape iterates over its
+    dims, has ``len()`` equal to its rank (a ``TypeError`` for dynamic rank) and
+    compares equal to a tuple or list of ints when static.
+    """
+
+    __slots__ = ("dims",)
+
+    def __init__(self, dims=()):
+        if dims is None:
+            object.__setattr__(self, "dims", None)
+        else:
+            object.__setattr__(
+                self, "dims", tuple(d if isinstance(d, Dim) else Dim(int(d)) for d in dims)
+            )
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Shape is immutable")
+
+    @classmethod
+    def dynamic_rank(cls) -> Shape:
+        """The shape of unknown rank, ``[...]``."""
+        return _DYNAMIC_RANK
+
+    @classmethod
+    def parse(cls, text: str) -> Shape:
+        """Parse a ``<data shape="...">`` string: ``""`` scalar, ``...`` dynamic rank,
+        ``2,?,1..10`` (brackets and spaces tolerated)."""
+        text = text.strip()
+        if text == "...":
+            return _DYNAMIC_RANK
+        if text.startswith("[") and text.endswith("]"):
+            text = text[1:-1]
+        items = [item for item in text.split(",") if item.strip()]
+        return cls(parse_dim(item) for item in items)
+
+    @property
+    def rank_is_static(self) -> bool:
+        """True when the number of dimensions is known."""
+        return self.dims is not None
+
+    @property
+    def rank(self) -> int | None:
+        """The number of dimensions, or ``None`` for a dynamic rank."""
+        return None if self.dims is None else len(self.dims)
+
+    @property
+    def is_static(self) -> bool:
+        """True when the rank and every dimension are known."""
+        return self.dims is not None and all(d.is_static for d in self.dims)
+
+    def to_tuple(self) -> tuple[int, ...]:
+        """The static sizes as a tuple of ints (``ValueError`` if not static)."""
+        if self.dims is None:
+            raise ValueError("shape [...] has a dynamic rank")
+        return tuple(d.value for d in self.dims)
+
+    def compatible(self, other: Shape) -> bool:
+        """True when both shapes can describe the same tensor."""
+        if self.dims is None or other.dims is None:
+            return True
+        return len(self.dims) == len(other.dims) and all(
+            a.compatible(b) for a, b in zip(self.dims, other.dims)
+        )
+
+    def merge(self, other: Shape) -> Shape | None:
+        """The most precise shape both describe, or ``None`` when they conflict."""
+        if self.dims is None:
+            return other
+        if other.dims is None:
+            return self
+        if len(self.dims) != len(other.dims):
+            return None
+        merged = [a.merge(b) for a, b in zip(self.dims, other.dims)]
+        return None if any(m is None for m in merged) else Shape(merged)
+
+    def element_count(self) -> int:
+        """Number of elements of a static shape (Python int, never overflows)."""
+        count = 1
+        for size in self.to_tuple():
+            count *= size
+        return count
+
+    def __iter__(self):
+        if self.dims is None:
+            raise TypeError("shape [...] has a dynamic rank")
+        return iter(self.dims)
+
+    def __len__(self) -> int:
+        if self.dims is None:
+            raise TypeError("shape [...] has a dynamic rank")
+        return len(self.dims)
+
+    def __getitem__(self, index):
+        if self.dims is None:
+            raise TypeError("shape [...] has a dynamic rank")
+        if isinstance(index, slice):
+            return Shape(self.dims[index])
+        return self.dims[index]
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Shape):
+            return self.dims == other.dims
+        if isinstance(other, (tuple, list)) and self.dims is not None:
+            return len(self.dims) == len(other) and all(
+                d == o for d, o in zip(self.dims, other)
+            )
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.dims)
+
+    def __str__(self) -> str:
+        if self.dims is None:
+            return "[...]"
+        return "[" + ",".join(str(d) for d in self.dims) + "]"
+
+    def __repr__(self) -> str:
+        return f"Shape('{self}')"
+
+
+_DYNAMIC_RANK = Shape(None)
