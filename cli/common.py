@@ -42,9 +42,7 @@ def handle_errors(command):
             click.echo(f"irrun: error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except MemoryError:
-            click.echo(
-                "irrun: error: not enough memory for this model or its inputs", err=True
-            )
+            click.echo("irrun: error: not enough memory for this model or its inputs", err=True)
             sys.exit(EXIT_UNUSABLE)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise

@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 
 import click
-
-from irrun.cli.common import format_option, handle_errors, load_models, model_argument, weights_option
+from irrun.cli.common import (
+    format_option,
+    handle_errors,
+    load_models,
+    model_argument,
+    weights_option,
+)
 
 
 @click.command("inspect")

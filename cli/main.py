@@ -4,8 +4,8 @@ own modules and import the library only when they run (``irrun --help`` stays fa
 from __future__ import annotations
 
 import click
-
 from irrun.cli.inspect_cmd import inspect_command
+from irrun.cli.validate_cmd import validate_command
 
 EPILOG = """\b
 Exit codes:
@@ -30,3 +30,4 @@ def main():
 
 
 main.add_command(inspect_command)
+main.add_command(validate_command)

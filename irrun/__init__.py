@@ -29,6 +29,9 @@ __version__ = "0.1.0"
 __all__ = [
     "load",
     "load_all",
+    "validate",
+    "Report",
+    "Diagnostic",
     "Model",
     "Layer",
     "Port",
@@ -54,6 +57,9 @@ __all__ = [
 _LAZY = {
     "load": ("irrun.ir.reader", "load"),
     "load_all": ("irrun.ir.reader", "load_all"),
+    "validate": ("irrun.validation", "validate"),
+    "Report": ("irrun.validation", "Report"),
+    "Diagnostic": ("irrun.validation", "Diagnostic"),
     "Model": ("irrun.model", "Model"),
     "Layer": ("irrun.model", "Layer"),
     "Port": ("irrun.model", "Port"),

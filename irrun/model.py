@@ -347,7 +347,9 @@ class Graph:
         import networkx as nx
 
         graph = nx.MultiDiGraph()
-        graph.add_nodes_from((layer_id, {"layer": layer}) for layer_id, layer in self._by_id.items())
+        graph.add_nodes_from(
+            (layer_id, {"layer": layer}) for layer_id, layer in self._by_id.items()
+        )
         graph.add_edges_from(
             (edge.from_layer, edge.to_layer, (edge.from_port, edge.to_port), {"edge": edge})
             for edge, _ in self._producers.values()
@@ -431,6 +433,14 @@ class Model(Graph):
                 return model_output
         known = ", ".join(repr(o.name) for o in self.outputs) or "none"
         raise KeyError(f"the model has no output named {name!r}; its outputs are {known}")
+
+    # -- checking and running -------------------------------------------------------------
+    def validate(self):
+        """Check the model and return a :class:`~irrun.validation.Report` (see
+        :func:`irrun.validate`); afterwards ports carry ``inferred_shape``."""
+        from irrun.validation import validate
+
+        return validate(self)
 
     # -- weights --------------------------------------------------------------------------
     def constant(self, layer) -> object:
@@ -526,4 +536,3 @@ class Model(Graph):
             "weights_file": self.weights.path if self.weights is not None else None,
             "weights_bytes": self.weights_size,
         }  # fmt: skip
-

@@ -255,9 +255,7 @@ class Shape:
         if isinstance(other, Shape):
             return self.dims == other.dims
         if isinstance(other, (tuple, list)) and self.dims is not None:
-            return len(self.dims) == len(other) and all(
-                d == o for d, o in zip(self.dims, other)
-            )
+            return len(self.dims) == len(other) and all(d == o for d, o in zip(self.dims, other))
         return NotImplemented
 
     def __hash__(self) -> int:

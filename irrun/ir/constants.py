@@ -38,9 +38,7 @@ def read_const(layer):
     weights = layer.graph.model.weights
     problem = const_layout_problem(etype, shape, offset, size, weights)
     if problem:
-        raise WeightsError(
-            f"{layer.describe()}: {problem}", file=layer.graph.file, line=layer.line
-        )
+        raise WeightsError(f"{layer.describe()}: {problem}", file=layer.graph.file, line=layer.line)
     try:
         return decode_const(etype, shape, offset, size, weights)
     except WeightsError as exc:

@@ -57,7 +57,9 @@ def read_regular_file(path: str, what: str) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise InputFileError(f"cannot open {what} file {path!r}: {exc.strerror}", file=path) from None
+        raise InputFileError(
+            f"cannot open {what} file {path!r}: {exc.strerror}", file=path
+        ) from None
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise InputFileError(f"{what} file {path!r} is not a regular file", file=path)

@@ -23,9 +23,7 @@ def split_names(text: str) -> tuple[str, ...]:
     """
     if not text:
         return ()
-    return tuple(
-        field.replace("\\,", ",") for field in _UNESCAPED_COMMA.split(text) if field
-    )
+    return tuple(field.replace("\\,", ",") for field in _UNESCAPED_COMMA.split(text) if field)
 
 
 def join_names(names) -> str:

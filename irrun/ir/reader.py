@@ -238,7 +238,7 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
     layer_type = attributes.get("type")
     if not layer_type:
         raise IRFormatError(
-            f"<layer id=\"{layer_id}\"> has no type", file=file, line=element.sourceline
+            f'<layer id="{layer_id}"> has no type', file=file, line=element.sourceline
         )
     layer = Layer(
         graph,
@@ -290,7 +290,7 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
     elif direction == "output" and not fragment:
         raise IRFormatError(
             f"{layer.describe()} output port {port_id} has no precision attribute, which "
-            "OpenVINO requires on output ports (e.g. precision=\"FP32\")",
+            'OpenVINO requires on output ports (e.g. precision="FP32")',
             file=file,
             line=element.sourceline,
         )
@@ -301,14 +301,19 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
             dims.append(child.text or "")
         elif child.tag == "rt_info":
             rt_info = _read_rt_info(child)
-    try:
-        shape = _port_shape(tuple(dims))
-    except ValueError as exc:
-        raise IRFormatError(
-            f"{layer.describe()} {direction} port {port_id}: {exc}",
-            file=file,
-            line=element.sourceline,
-        ) from None
+    if not dims and precision is None and "names" not in element.attrib:
+        # Hand-written IR (and OpenVINO's own reader) treat a bare <port id="0"/> as "not
+        # declared"; OpenVINO always writes a precision on a real scalar port.
+        shape = Shape.dynamic_rank()
+    else:
+        try:
+            shape = _port_shape(tuple(dims))
+        except ValueError as exc:
+            raise IRFormatError(
+                f"{layer.describe()} {direction} port {port_id}: {exc}",
+                file=file,
+                line=element.sourceline,
+            ) from None
     names = split_names(element.get("names", "")) if "names" in element.attrib else ()
     port = Port(layer, port_id, direction, index, precision, etype, shape, names,
                 element.sourceline)  # fmt: skip
@@ -349,9 +354,7 @@ def _required_uint(element, name, file, what=None) -> int:
     text = element.get(name)
     what = what or f"<{element.tag}>"
     if text is None:
-        raise IRFormatError(
-            f"{what} has no '{name}' attribute", file=file, line=element.sourceline
-        )
+        raise IRFormatError(f"{what} has no '{name}' attribute", file=file, line=element.sourceline)
     if not _UNSIGNED.match(text) or int(text) > _INT64_MAX:
         shown = text if len(text) < 40 else text[:40] + "..."
         raise IRFormatError(
@@ -365,7 +368,7 @@ def _required_uint(element, name, file, what=None) -> int:
 # -- rt_info -----------------------------------------------------------------------------------
 def _read_rt_info(element) -> dict:
     """Layer/port ``<rt_info>``: ``{name: value}`` for each ``<attribute>``; other attributes of
-    an entry (``layout="[N,C,H,W]"``) come as a dict. Unknown entries are kept, never interpreted."""
+    an entry (``layout="[N,C,H,W]"``) come as a dict. Unknown entries are kept as they are."""
     info = {}
     for child in element:
         name = child.get("name", child.tag)

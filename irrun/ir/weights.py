@@ -176,7 +176,7 @@ def _unpack_u1(packed: np.ndarray, count: int) -> np.ndarray:
 
 
 def _unpack_u3(packed: np.ndarray, count: int) -> np.ndarray:
-    # Blocks of 3 bytes hold 8 elements: two bytes of low 2-bit pairs (MSB first), one byte of bit 2.
+    # Blocks of 3 bytes hold 8 elements: two bytes of low 2-bit pairs (MSB first), one of bit 2.
     blocks = packed.reshape(-1, 3)
     low = np.stack([(blocks[:, :2] >> shift) & 3 for shift in (6, 4, 2, 0)], axis=2)
     high = np.unpackbits(blocks[:, 2:3], axis=1, bitorder="big")

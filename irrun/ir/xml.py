@@ -61,7 +61,7 @@ def parse_document(data: bytes, file: str) -> tuple[etree._Element, bool]:
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
-        line, column = (exc.position if exc.position else (None, None))
+        line, column = exc.position if exc.position else (None, None)
         message = exc.msg or str(exc)
         if is_fragment:
             message = message.replace(FRAGMENT_ROOT, "(fragment)")

@@ -1,0 +1,103 @@
+"""Concat-1: join tensors end to end along one axis.
+
+Spec facts: N >= 1 inputs of one element type and one rank r >= 1; ``axis`` is
+required and lies in [-r, r-1]; every dimension but the axis must agree; the
+output's axis dimension is the sum of the inputs'. OpenVINO silently takes
+axis 0 when the attribute is missing; irrun reports it.
+"""
+
+from __future__ import annotations
+
+from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report, sum_dims
+from irrun.ops.registry import register
+from irrun.shape import Dim, Shape
+
+
+def common_element_type(op: Op, inputs: list[TensorInfo], what: str = "inputs"):
+    """The one element type of ``inputs`` (ignoring dynamic), reporting ``input-type`` otherwise."""
+    known = [(i, t.element_type) for i, t in enumerate(inputs) if t.element_type.name != "dynamic"]
+    if len({etype for _, etype in known}) > 1:
+        listing = ", ".join(f"input {i} is {etype}" for i, etype in known)
+        op.context.error(
+            "input-type",
+            f"{op.describe()}: all {what} must have one element type, but {listing}",
+            hint="insert a Convert so that every input has the same element type",
+        )
+        return None
+    return known[0][1] if known else inputs[0].element_type if inputs else None
+
+
+@register
+class Concat(Op):
+    """Concat-1 (attribute ``axis``, required)."""
+
+    type, version, inputs = "Concat", 1, (1, None)
+    can_evaluate = True
+
+    def __init__(self, layer, context):
+        super().__init__(layer, context)
+        self.axis = self.int_attribute("axis", 0, required=True)
+
+    def infer(self, inputs):
+        """Output shape: the inputs' common shape with the axis dimension summed."""
+        etype = common_element_type(self, inputs)
+        if etype is None:
+            return None
+        known = [(i, t.shape) for i, t in enumerate(inputs) if t.shape.rank_is_static]
+        if not known:
+            return [TensorInfo(Shape.dynamic_rank(), etype, why="inputs of unknown rank")]
+        ranks = {shape.rank for _, shape in known}
+        if len(ranks) > 1:
+            listing = ", ".join(f"input {i} is {s} (rank {s.rank})" for i, s in known)
+            self.context.error(
+                "input-rank",
+                f"{self.describe()}: all inputs must have the same rank, but {listing}",
+                port=self.input_port(known[0][0]),
+            )
+            return None
+        rank = ranks.pop()
+        if rank == 0:
+            self.context.error(
+                "input-rank",
+                f"{self.describe()}: scalars cannot be concatenated; inputs need rank >= 1",
+                hint="Unsqueeze the scalars to shape [1] first",
+            )
+            return None
+        axis = normalize_axis_or_report(self, self.axis, rank)
+        if axis is None:
+            return None
+        out = []
+        for dim_index in range(rank):
+            if dim_index == axis:
+                axis_dims = [shape[axis] for _, shape in known]
+                total = sum_dims(axis_dims)
+                if len(known) < len(inputs):  # inputs of unknown rank add an unknown size
+                    total = total + Dim.dynamic()
+                out.append(total)
+                continue
+            merged = Dim.dynamic()
+            for i, shape in known:
+                joined = merged.merge(shape[dim_index])
+                if joined is None:
+                    listing = ", ".join(f"input {j} is {s}" for j, s in known)
+                    self.context.error(
+                        "input-dims",
+                        f"{self.describe()}: inputs must agree on every dimension except the "
+                        f"axis ({self.axis}), but dimension {dim_index} differs: {listing}",
+                        port=self.input_port(i),
+                        hint="fix the input shapes or the axis",
+                    )
+                    return None
+                merged = joined
+            out.append(merged)
+        terms = " + ".join(str(d) for d in axis_dims)
+        if len(known) < len(inputs):
+            terms += " + ?"
+        why = f"axis {self.axis}: {terms} = {out[axis]}"
+        return [TensorInfo(Shape(out), etype, why=why)]
+
+    def evaluate(self, inputs):
+        """``irrun.kernels.concat`` along the axis."""
+        from irrun.kernels import concat
+
+        return [concat(inputs, self.axis)]

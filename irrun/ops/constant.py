@@ -1,0 +1,125 @@
+"""Constant-1 (``Const`` in files): a value stored in the ``.bin``."""
+
+from __future__ import annotations
+
+from irrun.errors import IRError
+from irrun.ops.base import Op, TensorInfo
+from irrun.ops.registry import register
+
+#: Sub-byte and string Consts above this many elements are not decoded during validation.
+FOLD_LIMIT = 1 << 20
+
+
+@register
+class Constant(Op):
+    """Constant-1: attributes ``element_type``, ``shape`` (static), ``offset``, ``size``.
+
+    Validation checks that the byte range lies inside the weights file
+    (``bin-range``) and holds enough bytes for the shape (``const-size``).
+    """
+
+    type, version, inputs = "Constant", 1, (0, 0)
+    can_evaluate = True
+
+    def __init__(self, layer, context):
+        super().__init__(layer, context)
+        self.ok = False
+        self.element_type = None
+        self.shape = None
+        missing = [
+            n for n in ("element_type", "shape", "offset", "size") if n not in layer.attributes
+        ]
+        if missing:
+            context.error(
+                "missing-attribute",
+                f"{self.describe()} lacks {', '.join(missing)} in <data>; a Const needs "
+                "element_type, shape, offset and size",
+                hint="add the missing attributes (offset and size are byte positions in the .bin)",
+            )
+            return
+        try:
+            self.element_type = layer.attribute_element_type("element_type")
+            self.shape = layer.attribute_shape("shape")
+            self.offset = layer.attribute_int("offset")
+            self.size = layer.attribute_int("size")
+        except IRError as exc:
+            context.error("attribute-value", exc.message)
+            return
+        if not self.shape.is_static:
+            context.error(
+                "attribute-value",
+                f"{self.describe()}: a Const shape must be static, got {self.shape}",
+                hint="write every dimension of a Const as a number",
+            )
+            return
+        if self.element_type.name == "dynamic":
+            context.error("attribute-value", f"{self.describe()}: a Const cannot be dynamic")
+            return
+        self.ok = self._check_bytes()
+
+    def _check_bytes(self) -> bool:
+        weights = self.layer.graph.model.weights
+        end = self.offset + self.size
+        if self.offset < 0 or self.size < 0:
+            self.context.error(
+                "bin-range",
+                f"{self.describe()}: offset {self.offset} and size {self.size} must be >= 0",
+            )
+            return False
+        if weights is None:
+            self.context.error(
+                "bin-range",
+                f"{self.describe()} needs bytes {self.offset}..{end} of the weights file, but "
+                "there is no weights file",
+                hint="put the .bin beside the .xml with the same name, or pass --weights",
+            )
+            return False
+        if end > weights.size:
+            self.context.error(
+                "bin-range",
+                f"{self.describe()} needs bytes {self.offset}..{end} of {weights.path!r}, which is "
+                f"only {weights.size} bytes long",
+                hint="the .bin may be truncated or belong to another model",
+            )
+            return False
+        count = self.shape.element_count()
+        if self.element_type.name == "string":
+            from irrun.ir.weights import const_layout_problem
+
+            problem = const_layout_problem(
+                self.element_type, self.shape.to_tuple(), self.offset, self.size, weights
+            )
+            if problem:
+                self.context.error("const-size", f"{self.describe()}: {problem}")
+                return False
+            return True
+        needed = self.element_type.packed_size(count)
+        if self.size < needed:
+            dims = " x ".join(str(d) for d in self.shape.to_tuple()) or "1 (scalar)"
+            self.context.error(
+                "const-size",
+                f"{self.describe()} declares size {self.size}, but shape {self.shape} of "
+                f"{self.element_type} needs {needed} bytes ({dims} elements x "
+                f"{self.element_type.bits} bits)",
+                hint=f'set size="{needed}" or fix the shape/element_type',
+            )
+            return False
+        return True
+
+    def infer(self, inputs):
+        """The declared shape and type, with the value when it is cheap to have."""
+        if self.element_type is None or self.shape is None or not self.shape.is_static:
+            return None
+        value = None
+        if self.ok:
+            cheap = not self.element_type.is_sub_byte and self.element_type.name != "string"
+            if cheap or self.shape.element_count() <= FOLD_LIMIT:
+                try:
+                    value = self.layer.graph.model.constant(self.layer)
+                except IRError as exc:
+                    self.context.error("const-size", exc.message)
+        return [TensorInfo(self.shape, self.element_type, value, why="the Const's shape")]
+
+    def evaluate(self, inputs):
+        """The Const's value (a read-only view of the memory-mapped weights)."""
+        return [self.layer.graph.model.constant(self.layer)]

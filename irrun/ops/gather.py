@@ -1,0 +1,173 @@
+"""Gather-1, Gather-7, Gather-8: pick slices of ``data`` along ``axis`` by ``indices``.
+
+Spec facts (ops.md §2): inputs data (rank r >= 1), indices (any integer type,
+rank q), axis (scalar or 1-element, usually a Const); ``batch_dims`` (7 and 8,
+default 0, negative counts from indices' rank). Output shape
+``data[:axis] + indices[batch_dims:] + data[axis+1:]``. Negative indices: only
+Gather-8 allows them by spec; OpenVINO's reference evaluator wraps them for
+every version (irrun too). Out of range: Gather-8 writes zeros; for 1 and 7 it
+is undefined, so irrun refuses to run it.
+"""
+
+from __future__ import annotations
+
+from irrun.ops._indices import batch_dims_merge, check_index_type, first_bad_index
+from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
+from irrun.ops.registry import register
+from irrun.shape import Dim, Shape
+
+
+class _Gather(Op):
+    inputs = (3, 3)
+    can_evaluate = True
+    #: What happens to an index outside [-s, s-1] (the kernel's ``out_of_range`` policy).
+    out_of_range = "error"
+
+    def __init__(self, layer, context):
+        super().__init__(layer, context)
+        self.batch_dims = self.int_attribute("batch_dims", 0) if self.version >= 7 else 0
+        self.axis = None
+
+    def infer(self, inputs):
+        """Shape rule of ops.md §2.1, over partial shapes."""
+        data, indices, axis_info = inputs
+        check_index_type(self, indices, 1)
+        if axis_info.element_type.name != "dynamic" and not axis_info.element_type.is_integer:
+            self.context.error(
+                "index-type",
+                f"{self.describe()}: the axis input must be an integer, not {axis_info.element_type}",
+                port=self.input_port(2),
+            )
+        if axis_info.shape.rank_is_static and not (
+            axis_info.shape.rank == 0 or (axis_info.shape.rank == 1 and axis_info.shape[0] == 1)
+        ):
+            self.context.error(
+                "axis-input",
+                f"{self.describe()}: the axis input must be a scalar or have one element, but "
+                f"its shape is {axis_info.shape}",
+                port=self.input_port(2),
+            )
+            return None
+        axis = None if axis_info.value is None else int(axis_info.value.reshape(-1)[0])
+        self.axis = axis
+        if not data.shape.rank_is_static or not indices.shape.rank_is_static:
+            return [
+                TensorInfo(Shape.dynamic_rank(), data.element_type, why="an input of unknown rank")
+            ]
+        r, q = data.shape.rank, indices.shape.rank
+        if r == 0:
+            self.context.error(
+                "input-rank",
+                f"{self.describe()}: data must have rank >= 1, but it is a scalar",
+                port=self.input_port(0),
+            )
+            return None
+        batch = self.batch_dims
+        if not -q <= batch <= q:
+            self.context.error(
+                "batch-dims-range",
+                f"{self.describe()}: batch_dims {batch} is out of the range [{-q}, {q}] allowed "
+                f"for indices of rank {q} (shape {indices.shape})",
+                hint="OpenVINO accepts batch_dims < -rank(indices) but computes nonsense shapes",
+            )
+            return None
+        batch = batch + q if batch < 0 else batch
+        rank_out = r + q - 1 - batch
+        if axis is None:
+            merged = batch_dims_merge(self, data, indices, min(batch, r))
+            if merged is None:
+                return None
+            dims = merged + [Dim.dynamic()] * (rank_out - len(merged))
+            return [TensorInfo(Shape(dims), data.element_type, why="the axis is not a constant")]
+        axis_n = normalize_axis_or_report(self, axis, r, port=self.input_port(2))
+        if axis_n is None:
+            return None
+        if batch > axis_n:
+            self.context.error(
+                "batch-dims-range",
+                f"{self.describe()}: batch_dims ({self.batch_dims}, normalised {batch}) must not "
+                f"exceed axis ({axis}, normalised {axis_n})",
+                hint="lower batch_dims or pick a later axis",
+            )
+            return None
+        merged = batch_dims_merge(self, data, indices, batch)
+        if merged is None:
+            return None
+        head = Shape(merged + list(data.shape[batch:axis_n]))
+        middle = indices.shape[batch:]
+        tail = data.shape[axis_n + 1 :]
+        out = Shape(list(head) + list(middle) + list(tail))
+        why = (
+            f"data {data.shape}, indices {indices.shape}, axis {axis}, batch_dims "
+            f"{self.batch_dims}: data[:{axis_n}] + indices[{batch}:] + data[{axis_n + 1}:] = "
+            f"{head} + {middle} + {tail} = {out}"
+        )
+        self._check_index_values(indices, data.shape[axis_n], axis)
+        return [TensorInfo(out, data.element_type, why=why)]
+
+    def _check_index_values(self, indices, size: Dim, axis):
+        if indices.value is None or not size.is_static or indices.value.size == 0:
+            return
+        import numpy as np
+
+        values = np.asarray(indices.value).astype(np.int64, copy=False)
+        s = size.value
+        found = first_bad_index(values, -s, s - 1)
+        if found:
+            position, value, count = found
+            where = f"{count} index value(s) outside [{-s}, {s - 1}] for axis {axis} of size {s}"
+            if self.out_of_range == "zero":
+                self.context.warning(
+                    "index-range",
+                    f"{self.describe()}: {where}, e.g. {value} at {list(position)}; "
+                    f"{self.label} writes zeros there",
+                    port=self.input_port(1),
+                )
+            else:
+                self.context.error(
+                    "index-range",
+                    f"{self.describe()}: {where}, e.g. {value} at {list(position)}; the "
+                    f"{self.label} result is undefined there",
+                    port=self.input_port(1),
+                    hint='use Gather-8 (version="opset8"), which defines zeros for them',
+                )
+        elif self.version < 8 and (values < 0).any():
+            position = np.unravel_index(int(np.argmax(values < 0)), values.shape)
+            self.context.warning(
+                "index-range",
+                f"{self.describe()}: negative index {int(values[position])} at "
+                f"{[int(p) for p in position]}; the {self.label} spec allows only [0, {s - 1}] "
+                "(OpenVINO's reference wraps it, its CPU plugin gives 0)",
+                port=self.input_port(1),
+                hint='use Gather-8 (version="opset8"), which defines negative indices',
+            )
+
+    def evaluate(self, inputs):
+        """``irrun.kernels.gather`` with this version's out-of-range policy."""
+        from irrun.kernels import gather
+
+        data, indices, axis = inputs
+        axis_value = int(axis.reshape(-1)[0])
+        return [gather(data, indices, axis_value, self.batch_dims, out_of_range=self.out_of_range)]
+
+
+@register
+class Gather1(_Gather):
+    """Gather-1: no batch_dims; out-of-range indices undefined (irrun: error)."""
+
+    type, version = "Gather", 1
+
+
+@register
+class Gather7(_Gather):
+    """Gather-7: adds batch_dims; out-of-range indices undefined (irrun: error)."""
+
+    type, version = "Gather", 7
+
+
+@register
+class Gather8(_Gather):
+    """Gather-8: negative indices allowed; out-of-range indices give zeros."""
+
+    type, version = "Gather", 8
+    out_of_range = "zero"

@@ -1,0 +1,86 @@
+"""The op registry: which class handles a layer's ``type`` and ``version``.
+
+A layer's ``version`` names an *opset* (``opset13``), not the op version; the
+op version used is the newest one not above the opset number, exactly as
+OpenVINO resolves it (``Gather`` in ``opset13`` is Gather-8). A layer without
+a version (spec snippets) gets the newest version. Types match
+case-insensitively after OpenVINO's four exact-case translations
+(``Const`` → ``Constant``, ``ReLU`` → ``Relu``, ``PReLU`` → ``PRelu``,
+``SoftMax`` → ``Softmax``).
+"""
+
+from __future__ import annotations
+
+__all__ = ["register", "resolve", "registered", "op_key"]
+
+_TRANSLATIONS = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
+_REGISTRY: dict[str, dict[int, type]] = {}
+
+
+def op_key(layer_type: str) -> str:
+    """The registry key of an IR ``type`` spelling."""
+    return _TRANSLATIONS.get(layer_type, layer_type).lower()
+
+
+def register(op_class=None, *, replace: bool = False):
+    """Register an :class:`~irrun.ops.base.Op` subclass under its ``type`` and ``version``.
+
+    Use as a decorator. A user op may implement only ``infer`` (checked, not run).
+    Registering a (type, version) pair twice is an error unless ``replace=True``.
+
+    Examples
+    --------
+    >>> from irrun.ops import Op, register
+    >>> @register(replace=True)
+    ... class MyOp(Op):
+    ...     type, version = "MyOp", 1
+    >>> resolve("MyOp", 5) is MyOp
+    True
+    """
+
+    def decorate(cls):
+        versions = _REGISTRY.setdefault(op_key(cls.type), {})
+        if cls.version in versions and not replace and versions[cls.version] is not cls:
+            raise ValueError(f"{cls.type}-{cls.version} is already registered")
+        versions[cls.version] = cls
+        return cls
+
+    return decorate(op_class) if op_class is not None else decorate
+
+
+def resolve(layer_type: str, opset: int | None):
+    """The op class for a layer, or ``None`` when irrun does not know it.
+
+    ``opset`` is the layer's opset number (``None`` for a layer without a
+    version, which gets the newest op version).
+    """
+    _load_builtin_ops()
+    versions = _REGISTRY.get(op_key(layer_type))
+    if not versions:
+        return None
+    candidates = [v for v in versions if opset is None or v <= opset]
+    return versions[max(candidates)] if candidates else None
+
+
+def registered() -> dict[str, list[int]]:
+    """Every registered op type with its versions (for docs and ``irrun --help``)."""
+    _load_builtin_ops()
+    return {next(iter(v.values())).type: sorted(v) for _, v in sorted(_REGISTRY.items())}
+
+
+_loaded = False
+
+
+def _load_builtin_ops():
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from irrun.ops import (  # noqa: F401  (importing registers them)
+            concat,
+            constant,
+            gather,
+            gather_elements,
+            gather_nd,
+            parameter,
+            result,
+        )

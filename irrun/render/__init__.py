@@ -1,0 +1,1 @@
+"""Rendering models and reports as text and HTML (data in, strings out)."""

@@ -1,0 +1,63 @@
+"""HTML tables for Jupyter (``_repr_html_`` of Model and Report)."""
+
+from __future__ import annotations
+
+from html import escape
+
+__all__ = ["model_html", "report_html"]
+
+_STYLE = "border-collapse:collapse;font-family:monospace;font-size:12px"
+_SEVERITY_COLORS = {"error": "#c62828", "warning": "#ef6c00"}
+
+
+def _table(headers, rows) -> str:
+    head = "".join(f"<th style='text-align:left;padding:2px 8px'>{escape(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td style='padding:2px 8px'>{cell}</td>" for cell in row) + "</tr>"
+        for row in rows
+    )
+    return f"<table style='{_STYLE}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def model_html(model) -> str:
+    """Inputs, outputs and layer counts of a model as HTML tables."""
+    kind = "fragment" if model.is_fragment else f"IR v{model.ir_version}"
+    title = f"<b>{escape(model.name or model.file)}</b> ({kind}, {len(model.layers)} layers)"
+    io_rows = [
+        ("input", escape(i.name), escape(str(i.element_type or "?")), escape(str(i.shape)))
+        for i in model.inputs
+    ] + [
+        ("output", escape(o.name), escape(str(o.element_type or "?")), escape(str(o.shape)))
+        for o in model.outputs
+    ]
+    counts = [(escape(k), str(v)) for k, v in model.count_by_type().items()]
+    return (
+        f"<div>{title}{_table(['', 'name', 'type', 'shape'], io_rows)}"
+        f"{_table(['layer type', 'count'], counts)}</div>"
+    )
+
+
+def report_html(report) -> str:
+    """Diagnostics as an HTML table with severity colours, then the summary."""
+    rows = []
+    for d in report.diagnostics:
+        color = _SEVERITY_COLORS.get(d.severity, "#333")
+        message = escape(d.message)
+        if d.hint:
+            message += f"<br><i>hint: {escape(d.hint)}</i>"
+        for note in d.notes:
+            message += f"<br>note: {escape(note)}"
+        rows.append(
+            (
+                f"<span style='color:{color};font-weight:bold'>{escape(d.severity)}</span>",
+                escape(d.code),
+                str(d.line or ""),
+                escape(
+                    f"{d.layer_id} {d.layer_name or ''}".strip() if d.layer_id is not None else ""
+                ),
+                message,
+            )
+        )
+    summary = escape(report.summary())
+    table = _table(["severity", "code", "line", "layer", "message"], rows)
+    return f"<div>{table}<p>{summary}</p></div>"

@@ -1,0 +1,50 @@
+"""Compiler-style text for diagnostics and reports."""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["diagnostic_text", "report_text", "summary_line"]
+
+_COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}
+_RESET = "\x1b[0m"
+
+
+def _location(diagnostic) -> str:
+    file = diagnostic.file or "<model>"
+    if file not in ("<string>", "<bytes>", "<model>"):
+        file = os.path.relpath(file) if not os.path.isabs(file) else file
+    return f"{file}:{diagnostic.line}" if diagnostic.line else file
+
+
+def diagnostic_text(diagnostic, color: bool = False) -> str:
+    """``model.xml:57: error[shape-mismatch]: message`` plus indented hint and notes."""
+    severity = diagnostic.severity
+    label = f"{severity}[{diagnostic.code}]"
+    if color:
+        label = f"{_COLORS.get(severity, '')}{label}{_RESET}"
+    lines = [f"{_location(diagnostic)}: {label}: {diagnostic.message}"]
+    for note in diagnostic.notes:
+        lines.append(f"    note: {note}")
+    if diagnostic.hint:
+        lines.append(f"    hint: {diagnostic.hint}")
+    return "\n".join(lines)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary_line(report) -> str:
+    """``1 error, 0 warnings; 5 layers checked, 2 trusted``."""
+    return (
+        f"{_plural(len(report.errors), 'error')}, {_plural(len(report.warnings), 'warning')}; "
+        f"{report.layers_checked} layers checked, {report.layers_trusted} trusted"
+    )
+
+
+def report_text(report, color: bool = False) -> str:
+    """Every diagnostic, then the summary line."""
+    parts = [diagnostic_text(d, color) for d in report.diagnostics]
+    parts.append(f"{report.file}: {summary_line(report)}")
+    return "\n".join(parts)

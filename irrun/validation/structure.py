@@ -1,0 +1,140 @@
+"""Structural checks that hold for every layer type, known or not."""
+
+from __future__ import annotations
+
+from irrun.ir.graph_order import find_cycle
+
+__all__ = ["check_structure"]
+
+_SUBGRAPH_OPS = {"tensoriterator", "loop", "if"}
+
+
+def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) -> None:
+    """Report duplicate ids, bad edges, unfed or over-fed inputs, cycles and missing Results.
+
+    ``emit(code, message, layer=None, line=None, port=None, hint=None)`` records a diagnostic.
+    """
+    first_seen: dict[int, object] = {}
+    for layer in graph.layers:
+        if layer.id in first_seen:
+            emit(
+                "duplicate-layer-id",
+                f"layer id {layer.id} ({layer.name!r}) is already used by "
+                f"{first_seen[layer.id].describe()} at line {first_seen[layer.id].line}",
+                layer=layer,
+                hint="give every layer a unique id (and update the edges that refer to it)",
+            )
+            continue
+        first_seen[layer.id] = layer
+        for direction, ports in (("input", layer.inputs), ("output", layer.outputs)):
+            seen: dict[int, object] = {}
+            for port in ports:
+                if port.id in seen:
+                    emit(
+                        "duplicate-port-id",
+                        f"{layer.describe()} has two {direction} ports with id {port.id} "
+                        f"(lines {seen[port.id].line} and {port.line})",
+                        layer=layer,
+                        line=port.line,
+                        hint="number inputs 0..n-1 and outputs after them",
+                    )
+                seen.setdefault(port.id, port)
+
+    feeds: dict[tuple[int, int], list] = {}
+    for edge in graph.edges:
+        source = first_seen.get(edge.from_layer)
+        target = first_seen.get(edge.to_layer)
+        where = f"edge {edge.from_layer}:{edge.from_port} -> {edge.to_layer}:{edge.to_port}"
+        missing = [lid for lid, layer in ((edge.from_layer, source), (edge.to_layer, target))
+                   if layer is None]  # fmt: skip
+        if missing:
+            emit(
+                "edge-endpoint",
+                f"{where} names layer {', '.join(map(str, missing))}, which does not exist",
+                line=edge.line,
+                hint="point the edge at an existing layer id, or delete it",
+            )
+            continue
+        if source.output_port(edge.from_port) is None:
+            emit("edge-port", _port_problem(where, source, edge.from_port, "output", "from-port"),
+                 line=edge.line, hint=_port_hint(source, "output"))  # fmt: skip
+            continue
+        if target.input_port(edge.to_port) is None:
+            emit("edge-port", _port_problem(where, target, edge.to_port, "input", "to-port"),
+                 line=edge.line, hint=_port_hint(target, "input"))  # fmt: skip
+            continue
+        feeds.setdefault((edge.to_layer, edge.to_port), []).append(edge)
+
+    for (layer_id, port_id), edges in feeds.items():
+        if len(edges) > 1:
+            sources = ", ".join(f"{e.from_layer}:{e.from_port} (line {e.line})" for e in edges)
+            layer = first_seen[layer_id]
+            emit(
+                "multiple-producers",
+                f"{layer.describe()} input port {port_id} is fed by {len(edges)} edges: {sources}",
+                layer=layer,
+                line=edges[1].line,
+                hint="an input port takes exactly one edge; delete the extra ones",
+            )
+
+    for layer in first_seen.values():
+        for port in layer.inputs:
+            if (layer.id, port.id) not in feeds and not is_fragment:
+                emit(
+                    "unconnected-input",
+                    f"{layer.describe()} input port {port.id} has no edge feeding it",
+                    layer=layer,
+                    line=port.line,
+                    hint="add an <edge> to this port, or remove the port",
+                )
+        if layer.type == "Parameter" and not is_fragment:
+            if not any(graph.consumers(port) for port in layer.outputs):
+                emit(
+                    "unused-parameter",
+                    f"{layer.describe()} feeds nothing; OpenVINO drops layers that no Result "
+                    "depends on, so this input disappears",
+                    layer=layer,
+                )
+        if layer.type.lower() in _SUBGRAPH_OPS and layer.bodies:
+            body_size = sum(len(body.layers) for body in layer.bodies.values())
+            emit(
+                "subgraph-not-checked",
+                f"{layer.describe()} has a body of {body_size}"
+                " layers, which irrun keeps but does not check yet; its declared output dims are "
+                "trusted",
+                layer=layer,
+            )
+
+    cycle = find_cycle(graph)
+    if cycle:
+        path = " -> ".join(f"{i} {first_seen[i].name!r}" for i in cycle)
+        emit(
+            "cycle",
+            f"the layers form a cycle: {path}; IR graphs must be acyclic (loops belong in a "
+            "Loop or TensorIterator body)",
+            layer=first_seen[cycle[0]],
+        )
+
+    if not is_fragment and not is_body and not any(x.type == "Result" for x in graph.layers):
+        emit(
+            "no-result",
+            "the model has no Result layer, so OpenVINO would give it no outputs (and drop "
+            "every layer)",
+            hint="add a Result layer fed by the tensor you want out",
+        )
+
+
+def _port_problem(where, layer, port_id, direction, attribute) -> str:
+    other = layer.input_port(port_id) if direction == "output" else layer.output_port(port_id)
+    extra = ""
+    if other is not None:
+        extra = f" (port {port_id} is one of its {other.direction} ports)"
+    ids = [p.id for p in (layer.outputs if direction == "output" else layer.inputs)]
+    return (
+        f"{where}: {attribute} {port_id} is not an {direction} port of {layer.describe()}{extra}; "
+        f"its {direction} ports are {ids or 'none'}"
+    )
+
+
+def _port_hint(layer, direction) -> str:
+    return f"use one of {layer.describe()}'s {direction} port ids"
