@@ -4,6 +4,7 @@ own modules and import the library only when they run (``irrun --help`` stays fa
 from __future__ import annotations
 
 import click
+from irrun.cli.execute_cmd import execute_command
 from irrun.cli.inspect_cmd import inspect_command
 from irrun.cli.validate_cmd import validate_command
 
@@ -31,3 +32,4 @@ def main():
 
 main.add_command(inspect_command)
 main.add_command(validate_command)
+main.add_command(execute_command)

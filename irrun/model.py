@@ -442,6 +442,12 @@ class Model(Graph):
 
         return validate(self)
 
+    def run(self, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
+        """Run the model on ``inputs`` (dict or ``.npz`` path); see :func:`irrun.run`."""
+        from irrun.execution import run
+
+        return run(self, inputs, capture=capture, stop_after=stop_after, on_step=on_step)
+
     # -- weights --------------------------------------------------------------------------
     def constant(self, layer) -> object:
         """The value of a Const layer as a read-only numpy array.

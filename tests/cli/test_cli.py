@@ -1,0 +1,160 @@
+"""The click app: help, exit codes, lazy imports, packaging of irrun.cli."""
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from irrun.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "ir"
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_help_lists_every_command_and_exit_codes():
+    result = invoke("--help")
+    assert result.exit_code == 0
+    for command in ("inspect", "validate", "execute"):
+        assert command in result.output
+    assert "2  unusable input" in result.output
+
+
+@pytest.mark.parametrize("command", ["inspect", "validate", "execute"])
+def test_every_subcommand_has_complete_help(command):
+    result = invoke(command, "--help")
+    assert result.exit_code == 0
+    assert "MODEL.xml" in result.output and "--weights" in result.output
+
+
+def test_help_imports_no_heavy_module():
+    code = (
+        "import sys\nfrom irrun.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('numpy', 'lxml', 'networkx', 'ml_dtypes') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_python_dash_m_irrun_works():
+    out = subprocess.run(
+        [sys.executable, "-m", "irrun", "inspect", str(EXAMPLES / "tiny.xml")],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "IR v11 'tiny'" in out.stdout
+
+
+def test_bare_cli_import_is_refused(tmp_path):
+    code = "import cli"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode != 0
+    assert "must be imported as 'irrun.cli'" in out.stderr
+
+
+def test_inspect_text_and_json():
+    result = invoke("inspect", EXAMPLES / "tiny.xml")
+    assert result.exit_code == 0
+    assert "data  f32     [2,?]" in result.output
+    assert "Gather opset8     1" in result.output
+    summary = json.loads(invoke("inspect", EXAMPLES / "tiny.xml", "--format", "json").output)
+    assert summary["outputs"] == [
+        {"name": "out", "names": ["out"], "shape": "[2,?]", "element_type": "f32"}
+    ]
+    assert summary["weights_bytes"] == 24
+
+
+def test_validate_declared_48_exits_1_with_the_arithmetic():
+    result = invoke("validate", "examples/ir/concat_declared_48.xml")
+    assert result.exit_code == 1
+    assert result.output.splitlines()[0] == (
+        "examples/ir/concat_declared_48.xml:26: error[shape-mismatch]: layer 1 (Concat-1) output "
+        "port 0 declares [1,48,50,50], but its inputs give [1,56,50,50] (axis 1: 8 + 16 + 32 = 56)"
+    )
+    assert result.output.splitlines()[-1].endswith("1 error, 0 warnings; 1 layers checked, 0 trusted")
+
+
+def test_validate_spec_examples_pass():
+    result = invoke("validate", EXAMPLES / "concat_spec_examples.xml")
+    assert result.exit_code == 0
+    assert "(snippet at line 4): 0 errors" in result.output
+
+
+def test_validate_werror_turns_warnings_into_failure(tmp_path):
+    text = (EXAMPLES / "tiny.xml").read_text().replace('type="Concat"', 'type="Konkat"')
+    (tmp_path / "m.xml").write_text(text)
+    (tmp_path / "m.bin").write_bytes((EXAMPLES / "tiny.bin").read_bytes())
+    assert invoke("validate", tmp_path / "m.xml").exit_code == 0
+    result = invoke("validate", tmp_path / "m.xml", "--werror")
+    assert result.exit_code == 1 and "warning[unknown-op]" in result.output
+
+
+def test_execute_prints_and_writes_outputs(tmp_path):
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--inputs", EXAMPLES / "tiny_inputs.npz")
+    assert result.exit_code == 0
+    assert "out: float32 [2, 5]" in result.output
+    out = tmp_path / "out.npz"
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--inputs", EXAMPLES / "tiny_inputs.npz",
+                    "--output", out)  # fmt: skip
+    assert result.exit_code == 0
+    with np.load(out) as archive:
+        assert archive["out"].tolist() == [[3, 1, 1, 2, 3], [6, 4, 4, 5, 6]]
+
+
+def test_execute_refuses_invalid_model_with_exit_1():
+    result = CliRunner().invoke(
+        main, ["execute", str(EXAMPLES / "concat_declared_48.xml"), "--inputs",
+               str(EXAMPLES / "tiny_inputs.npz")],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "8 + 16 + 32 = 56" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("<net version='11'><layers>", "not well-formed"),
+        ("", "not well-formed"),
+        ("<model/>", "root element is <model>"),
+        ("<net version='7'/>", "legacy IR version 7"),
+    ],
+)
+def test_unreadable_models_exit_2_without_traceback(tmp_path, content, needle):
+    path = tmp_path / "bad.xml"
+    path.write_text(content)
+    result = CliRunner().invoke(main, ["inspect", str(path)])
+    assert result.exit_code == 2
+    assert "irrun: error:" in result.output and str(path) in result.output
+    assert needle in result.output
+    assert "Traceback" not in result.output
+
+
+def test_missing_option_is_a_usage_error():
+    result = CliRunner().invoke(main, ["execute", str(EXAMPLES / "tiny.xml")])
+    assert result.exit_code == 2
+    assert "Missing option '--inputs'" in result.output
+
+
+def test_wheel_holds_every_cli_module(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    wheel = next(tmp_path.glob("irrun-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {f"irrun/cli/{p.name}" for p in (ROOT / "cli").glob("*.py")}
+    assert expected <= names
+    assert not any(name.startswith("cli/") for name in names)
+    assert "irrun/ops/gather.py" in names and "irrun/kernels/gather.py" in names
