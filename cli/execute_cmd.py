@@ -6,7 +6,6 @@ import os
 import sys
 
 import click
-
 from irrun.cli.common import EXIT_OK, handle_errors, load_models, model_argument, weights_option
 
 

@@ -39,7 +39,8 @@ class Step:
 
     def __repr__(self) -> str:
         shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.outputs)
-        return f"<Step {self.layer.describe()} -> {shapes or 'nothing'} ({self.seconds * 1e3:.2f} ms)>"
+        took = f"{self.seconds * 1e3:.2f} ms"
+        return f"<Step {self.layer.describe()} -> {shapes or 'nothing'} ({took})>"
 
 
 def tensor_name(port) -> str:
@@ -227,8 +228,7 @@ def _match_inputs(model, given: dict) -> dict[int, np.ndarray]:
         parts = []
         if missing:
             parts.append(
-                "missing: "
-                + ", ".join(f"{i.name!r} ({i.element_type} {i.shape})" for i in missing)
+                "missing: " + ", ".join(f"{i.name!r} ({i.element_type} {i.shape})" for i in missing)
             )
         if unknown:
             parts.append(f"unknown: {', '.join(map(repr, unknown))}")

@@ -35,7 +35,8 @@ class _Gather(Op):
         if axis_info.element_type.name != "dynamic" and not axis_info.element_type.is_integer:
             self.context.error(
                 "index-type",
-                f"{self.describe()}: the axis input must be an integer, not {axis_info.element_type}",
+                f"{self.describe()}: the axis input must be an integer, "
+                f"not {axis_info.element_type}",
                 port=self.input_port(2),
             )
         if axis_info.shape.rank_is_static and not (

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from irrun.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,7 +80,9 @@ def test_validate_declared_48_exits_1_with_the_arithmetic():
         "examples/ir/concat_declared_48.xml:26: error[shape-mismatch]: layer 1 (Concat-1) output "
         "port 0 declares [1,48,50,50], but its inputs give [1,56,50,50] (axis 1: 8 + 16 + 32 = 56)"
     )
-    assert result.output.splitlines()[-1].endswith("1 error, 0 warnings; 1 layers checked, 0 trusted")
+    assert result.output.splitlines()[-1].endswith(
+        "1 error, 0 warnings; 1 layers checked, 0 trusted"
+    )
 
 
 def test_validate_spec_examples_pass():

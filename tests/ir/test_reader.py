@@ -20,7 +20,8 @@ def net(layers: str, edges: str = "", version: int = 11) -> str:
 
 PARAM = """<layer id="0" name="x" type="Parameter" version="opset1">
   <data shape="1..10,?,3" element_type="f32"/>
-  <output><port id="0" precision="FP32" names="x,in\\,put"><dim>-1</dim><dim>-1</dim><dim>3</dim></port></output>
+  <output><port id="0" precision="FP32" names="x,in\\,put">
+    <dim>-1</dim><dim>-1</dim><dim>3</dim></port></output>
 </layer>"""
 RESULT = """<layer id="1" name="sink" type="Result" version="opset1">
   <input><port id="0" precision="FP32"><dim>-1</dim><dim>-1</dim><dim>3</dim></port></input>
@@ -110,7 +111,11 @@ def test_concat_spec_examples_are_two_separate_snippets():
     models = irrun.load_all(EXAMPLES / "concat_spec_examples.xml")
     assert len(models) == 2
     for model in models:
-        assert [str(i.shape) for i in model.inputs] == ["[1,8,50,50]", "[1,16,50,50]", "[1,32,50,50]"]
+        assert [str(i.shape) for i in model.inputs] == [
+            "[1,8,50,50]",
+            "[1,16,50,50]",
+            "[1,32,50,50]",
+        ]
         assert [i.name for i in model.inputs] == ["1:in0", "1:in1", "1:in2"]
         assert [(o.name, str(o.shape)) for o in model.outputs] == [("1:out0", "[1,56,50,50]")]
     assert models[1].layers[0].attributes == {"axis": "-3"}
@@ -119,8 +124,10 @@ def test_concat_spec_examples_are_two_separate_snippets():
 
 
 def test_fragment_from_string_keeps_lines():
-    text = "<!-- c -->\n<layer id='4' type='Concat'>\n<data axis='0'/>\n<input>\n<port id='0'>" \
+    text = (
+        "<!-- c -->\n<layer id='4' type='Concat'>\n<data axis='0'/>\n<input>\n<port id='0'>"
         "<dim>2</dim></port></input><output><port id='1'><dim>2</dim></port></output></layer>"
+    )
     model = irrun.load(text)
     assert model.is_fragment and model.layers[0].line == 2
     assert model.layers[0].inputs[0].line == 5
@@ -160,7 +167,9 @@ def test_typed_attribute_access_reports_layer_and_line():
 
 
 def test_weights_given_as_bytes_and_zero_copy():
-    model = irrun.load((EXAMPLES / "tiny.xml").read_text(), weights=(EXAMPLES / "tiny.bin").read_bytes())
+    model = irrun.load(
+        (EXAMPLES / "tiny.xml").read_text(), weights=(EXAMPLES / "tiny.bin").read_bytes()
+    )
     assert model.layer("idx").value.dtype == np.int64
     assert model.layer("idx").value.tolist() == [-1, 0]
 

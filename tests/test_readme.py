@@ -1,0 +1,34 @@
+"""The README's console examples are real: each `$ irrun ...` block is run and compared."""
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from irrun.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK = re.compile(r"```console\n\$ (irrun [^\n]*)\n(.*?)```", re.S)
+
+
+def _examples():
+    return BLOCK.findall((ROOT / "README.md").read_text())
+
+
+def test_readme_has_console_examples():
+    assert len(_examples()) >= 3
+
+
+def test_readme_starts_with_the_two_setup_commands():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    block = lines[lines.index("```sh") + 1 : lines.index("```sh") + 3]
+    assert block[0].startswith("pip install . && irrun ")
+    assert block[1] == "pip install -e '.[test]' && pytest -q"
+
+
+@pytest.mark.parametrize(("command", "expected"), _examples())
+def test_readme_console_example(command, expected, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert result.output == expected
