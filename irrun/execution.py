@@ -10,22 +10,19 @@ weights.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from irrun.errors import (
-    ExecutionError,
-    InputValueError,
-    IRError,
-    UnsupportedOpError,
-    ValidationFailed,
-)
+from irrun.arrays import load_npz, match_inputs
+from irrun.errors import ExecutionError, IRError, UnsupportedOpError, ValidationFailed
 from irrun.ops.base import OpContext
 from irrun.ops.registry import resolve
+from irrun.shape import Shape
 
-__all__ = ["run", "Step", "load_inputs", "save_npz", "portable_array", "tensor_name"]
+__all__ = ["run", "Step", "tensor_name"]
 
 
 @dataclass
@@ -60,7 +57,7 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
     model : irrun.Model
     inputs : dict or str
         Input arrays keyed by Parameter name or any of its tensor names, or the
-        path of an ``.npz`` holding them (see :func:`load_inputs`).
+        path of an ``.npz`` holding them (read by :func:`irrun.arrays.load_npz`).
     capture : bool
         Also return every intermediate tensor, keyed by tensor name.
     stop_after : str, optional
@@ -98,7 +95,9 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
         )
     order = model.topological_order()
     ops = _build_ops(model, order)
-    feeds = _match_inputs(model, load_inputs(inputs) if isinstance(inputs, str) else inputs)
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = load_npz(inputs)
+    feeds = match_inputs(model, inputs)
     stop_layer = model.layer(stop_after) if stop_after is not None else None
 
     remaining = _consumer_counts(model, order)
@@ -181,103 +180,9 @@ def _consumer_counts(model, order):
     return counts
 
 
-def load_inputs(path: str) -> dict:
-    """Read input arrays from an ``.npz`` file (never unpickling anything).
-
-    Raises :class:`~irrun.errors.InputFileError` for an unreadable or non-npz
-    file and :class:`~irrun.errors.InputValueError` for object arrays.
-    """
-    import zipfile
-
-    from irrun.errors import InputFileError
-    from irrun.ir.files import regular_file_size
-
-    regular_file_size(path, "inputs")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            if not hasattr(archive, "files"):
-                raise InputFileError(f"inputs file {path!r} is a .npy, not an .npz", file=path)
-            return {key: archive[key] for key in archive.files}
-    except ValueError as exc:
-        raise InputValueError(
-            f"inputs file {path!r} holds an object array, which irrun never unpickles ({exc})",
-            file=path,
-        ) from None
-    except (OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise InputFileError(
-            f"inputs file {path!r} is not a readable .npz archive: {exc}", file=path
-        ) from None
-
-
-def _match_inputs(model, given: dict) -> dict[int, np.ndarray]:
-    """Map given arrays to input ports, checking names, shapes and dtypes."""
-    feeds: dict[int, np.ndarray] = {}
-    used = set()
-    missing = []
-    for model_input in model.inputs:
-        keys = [k for k in given if k == model_input.layer.name or k in model_input.names]
-        if model_input.name in given:
-            keys = [model_input.name]
-        if not keys:
-            missing.append(model_input)
-            continue
-        used.add(keys[0])
-        feeds[id(model_input.port)] = _check_input(model_input, keys[0], given[keys[0]])
-    unknown = sorted(set(given) - used)
-    if missing or unknown:
-        parts = []
-        if missing:
-            parts.append(
-                "missing: " + ", ".join(f"{i.name!r} ({i.element_type} {i.shape})" for i in missing)
-            )
-        if unknown:
-            parts.append(f"unknown: {', '.join(map(repr, unknown))}")
-        expected = ", ".join(repr(i.name) for i in model.inputs) or "none"
-        raise InputValueError(
-            f"the inputs do not match the model ({'; '.join(parts)}); it expects {expected}",
-            file=model.file,
-        )
-    return feeds
-
-
-def _check_input(model_input, key, array) -> np.ndarray:
-    array = np.asarray(array)
-    etype = model_input.element_type
-    if etype is not None and etype.name != "dynamic":
-        wanted = etype.numpy_dtype
-        if etype.name == "bf16" and array.dtype == np.float32:
-            # npz has no bfloat16: bf16 travels as float32 holding exactly representable values.
-            converted = array.astype(wanted)
-            if not np.array_equal(converted.astype(np.float32), array, equal_nan=True):
-                raise InputValueError(
-                    f"input {key!r} is bf16: its float32 values must be exactly representable "
-                    "in bfloat16 (irrun never rounds silently)"
-                )
-            array = converted
-        elif array.dtype != wanted:
-            raise InputValueError(
-                f"input {key!r} must be {etype} (numpy {wanted}), but the array is {array.dtype}; "
-                f"convert it first, e.g. array.astype({str(wanted)!r})"
-            )
-    if not array.dtype.isnative:
-        array = array.astype(array.dtype.newbyteorder("="))
-    shape = model_input.shape
-    if shape.rank_is_static and not shape.compatible(_shape_of(array)):
-        raise InputValueError(
-            f"input {key!r} must have shape {shape}, but the array has shape {list(array.shape)}"
-        )
-    return array
-
-
-def _shape_of(array):
-    from irrun.shape import Shape
-
-    return Shape(array.shape)
-
-
 def _check_output(model, layer, port, array) -> None:
     inferred = port.inferred_shape
-    if inferred is not None and not inferred.compatible(_shape_of(array)):
+    if inferred is not None and not inferred.compatible(Shape(array.shape)):
         raise ExecutionError(
             f"{layer.describe()} output port {port.id} produced shape {list(array.shape)}, but "
             f"validation inferred {inferred} (a bug in irrun: please report it)",
@@ -292,49 +197,3 @@ def _check_output(model, layer, port, array) -> None:
             file=model.file,
             line=port.line,
         )
-
-
-def portable_array(array: np.ndarray) -> np.ndarray:
-    """The array as ``.npz`` can store it without pickling, converted exactly.
-
-    bfloat16, float8 and float4 become float32; 1-, 2- and 4-bit integers become
-    int8/uint8; strings become fixed-width unicode. Other arrays are returned as they are.
-    """
-    dtype = array.dtype
-    if dtype.kind == "T":
-        return array.astype(str)
-    if dtype.type.__module__.startswith("ml_dtypes"):
-        import ml_dtypes
-
-        if dtype.name.startswith(("int", "uint")):
-            return array.astype(np.int8 if ml_dtypes.iinfo(dtype).min < 0 else np.uint8)
-        return array.astype(np.float32)
-    return array
-
-
-def save_npz(path: str, arrays: dict) -> None:
-    """Write arrays to an ``.npz`` (see :func:`portable_array`), leaving no partial file behind.
-
-    Raises :class:`~irrun.errors.InputFileError` when the folder is missing or not writable.
-    """
-    import os
-    import tempfile
-
-    from irrun.errors import InputFileError
-
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise InputFileError(f"cannot write {path!r}: folder {folder!r} does not exist", file=path)
-    if os.path.isdir(path):
-        raise InputFileError(f"cannot write {path!r}: it is a directory", file=path)
-    try:
-        handle, temporary = tempfile.mkstemp(suffix=".npz", dir=folder)
-    except OSError as exc:
-        raise InputFileError(f"cannot write in {folder!r}: {exc.strerror}", file=path) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **{k: portable_array(v) for k, v in arrays.items()})
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

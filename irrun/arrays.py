@@ -1,0 +1,217 @@
+"""Input and output arrays: reading ``.npz`` safely, matching inputs to a model, writing results.
+
+An ``.npz`` is a zip of ``.npy`` members. Each member's header (dtype and
+shape) is read first, object arrays are refused without unpickling, and the
+data is then read with exactly the byte count the header declares, so a zip
+bomb cannot make irrun decompress more than the array it claims to hold, and
+an array larger than ``max_bytes`` is refused before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+
+import numpy as np
+
+from irrun.errors import InputFileError, InputValueError
+
+__all__ = ["load_npz", "match_inputs", "portable_array", "save_npz", "DEFAULT_MAX_BYTES"]
+
+#: Largest array ``load_npz`` accepts by default (bytes).
+DEFAULT_MAX_BYTES = 8 << 30
+
+
+def load_npz(path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, np.ndarray]:
+    """Read every array of an ``.npz`` without unpickling and without trusting its sizes.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``.npz`` file (a regular file).
+    max_bytes : int
+        Refuse any member whose header declares more bytes than this.
+
+    Raises
+    ------
+    InputFileError
+        Not a readable zip / ``.npz``, or a member that is not a valid ``.npy``.
+    InputValueError
+        An object (pickled) array, or a member larger than ``max_bytes``.
+    """
+    from irrun.ir.files import regular_file_size
+
+    path = os.fspath(path)
+    regular_file_size(path, "inputs")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputFileError(
+            f"inputs file {path!r} is not an .npz archive ({exc}); save inputs with numpy.savez",
+            file=path,
+        ) from None
+    arrays = {}
+    with archive:
+        for info in archive.infolist():
+            if info.is_dir():
+                continue
+            key = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            arrays[key] = _read_member(archive, info, key, path, max_bytes)
+    return arrays
+
+
+def _read_member(archive, info, key, path, max_bytes) -> np.ndarray:
+    from numpy.lib import format as npy
+
+    try:
+        with archive.open(info) as stream:
+            version = npy.read_magic(stream)
+            reader = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
+            if version not in reader:
+                raise ValueError(f"unsupported .npy version {version}")
+            shape, fortran_order, dtype = reader[version](stream, max_header_size=10000)
+            if dtype.hasobject:
+                raise InputValueError(
+                    f"array {key!r} in {path!r} holds Python objects; irrun never unpickles "
+                    "data. Save plain numeric, boolean or string arrays",
+                    file=path,
+                )
+            count = 1
+            for size in shape:
+                count *= size
+            nbytes = count * dtype.itemsize
+            if nbytes > max_bytes:
+                raise InputValueError(
+                    f"array {key!r} in {path!r} declares shape {list(shape)} of {dtype} "
+                    f"({nbytes:,} bytes), more than the {max_bytes:,} bytes irrun accepts",
+                    file=path,
+                )
+            data = stream.read(nbytes)
+            if len(data) != nbytes:
+                raise ValueError(f"the data stops after {len(data)} of {nbytes} bytes")
+    except (InputValueError, InputFileError):
+        raise
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, RuntimeError) as exc:
+        raise InputFileError(
+            f"array {key!r} in {path!r} is not a valid .npy member: {exc}", file=path
+        ) from None
+    order = "F" if fortran_order else "C"
+    array = np.frombuffer(data, dtype=dtype, count=count).reshape(shape, order=order)
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    return array
+
+
+def match_inputs(model, given: dict) -> dict[int, np.ndarray]:
+    """Map given arrays to the model's input ports, checking names, dtypes and shapes.
+
+    Returns ``{id(port): array}``. Keys may be a Parameter's layer name or any of
+    its tensor names. No silent casting: the only conversion is bf16 from a
+    float32 array holding exactly representable values (``.npz`` has no bf16).
+    """
+    feeds: dict[int, np.ndarray] = {}
+    used = set()
+    missing = []
+    for model_input in model.inputs:
+        keys = [k for k in given if k == model_input.layer.name or k in model_input.names]
+        if model_input.name in given:
+            keys = [model_input.name]
+        if not keys:
+            missing.append(model_input)
+            continue
+        used.add(keys[0])
+        feeds[id(model_input.port)] = _check_input(model_input, keys[0], given[keys[0]])
+    unknown = sorted(set(given) - used)
+    if missing or unknown:
+        parts = []
+        if missing:
+            listed = ", ".join(f"{i.name!r} ({i.element_type} {i.shape})" for i in missing)
+            parts.append(f"missing: {listed}")
+        if unknown:
+            parts.append(f"unknown: {', '.join(map(repr, unknown))}")
+        expected = ", ".join(repr(i.name) for i in model.inputs) or "none"
+        raise InputValueError(
+            f"the inputs do not match the model ({'; '.join(parts)}); it expects {expected}",
+            file=model.file,
+        )
+    return feeds
+
+
+def _check_input(model_input, key, array) -> np.ndarray:
+    from irrun.shape import Shape
+
+    array = np.asarray(array)
+    if not array.dtype.isnative:  # same values, other byte order: an exact conversion
+        array = array.astype(array.dtype.newbyteorder("="))
+    etype = model_input.element_type
+    if etype is not None and etype.name != "dynamic":
+        wanted = etype.numpy_dtype
+        if etype.name == "string" and array.dtype.kind in "UT":
+            array = array.astype(wanted)
+        elif etype.name == "bf16" and array.dtype == np.float32:
+            converted = array.astype(wanted)
+            if not np.array_equal(converted.astype(np.float32), array, equal_nan=True):
+                raise InputValueError(
+                    f"input {key!r} is bf16: its float32 values must be exactly representable "
+                    "in bfloat16 (irrun never rounds silently)"
+                )
+            array = converted
+        elif array.dtype != wanted:
+            raise InputValueError(
+                f"input {key!r} must be {etype} (numpy {wanted}), but the array is {array.dtype}; "
+                f"convert it first, e.g. array.astype({str(wanted)!r})"
+            )
+    shape = model_input.shape
+    if shape.rank_is_static and not shape.compatible(Shape(array.shape)):
+        raise InputValueError(
+            f"input {key!r} must have shape {shape}, but the array has shape {list(array.shape)}"
+        )
+    return array
+
+
+def portable_array(array: np.ndarray) -> np.ndarray:
+    """The array as ``.npz`` can store it without pickling, converted exactly.
+
+    bfloat16, float8 and float4 become float32; 1-, 2- and 4-bit integers become
+    int8/uint8; strings become fixed-width unicode. Other arrays are returned as they are.
+    """
+    dtype = array.dtype
+    if dtype.kind == "T":
+        return array.astype(str)
+    if dtype.type.__module__.startswith("ml_dtypes"):
+        import ml_dtypes
+
+        if dtype.name.startswith(("int", "uint")):
+            return array.astype(np.int8 if ml_dtypes.iinfo(dtype).min < 0 else np.uint8)
+        return array.astype(np.float32)
+    return array
+
+
+def save_npz(path, arrays: dict) -> None:
+    """Write arrays to an ``.npz`` (see :func:`portable_array`), leaving no partial file behind.
+
+    Raises :class:`~irrun.errors.InputFileError` when the folder is missing, the
+    path is a directory, or the place is not writable.
+    """
+    import tempfile
+
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputFileError(f"cannot write {path!r}: folder {folder!r} does not exist", file=path)
+    if os.path.isdir(path):
+        raise InputFileError(f"cannot write {path!r}: it is a directory", file=path)
+    try:
+        handle, temporary = tempfile.mkstemp(suffix=".npz", dir=folder)
+    except OSError as exc:
+        raise InputFileError(f"cannot write in {folder!r}: {exc.strerror}", file=path) from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            np.savez(stream, **{key: portable_array(v) for key, v in arrays.items()})
+        os.replace(temporary, path)
+    except OSError as exc:
+        os.unlink(temporary)
+        raise InputFileError(f"cannot write {path!r}: {exc.strerror}", file=path) from None
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -1,0 +1,175 @@
+"""The executor: inputs, outputs, memory, debugging switches, refusals."""
+
+import weakref
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import openvino as ov
+import pytest
+from openvino import opset1, opset7, opset8
+
+import irrun
+
+
+def save(tmp_path, results, parameters, name="m"):
+    model = ov.Model(results, parameters, name)
+    path = tmp_path / f"{name}.xml"
+    ov.save_model(model, path, compress_to_fp16=False)
+    return irrun.load(path)
+
+
+def param(shape, dtype=np.float32, name="x"):
+    node = opset1.parameter(shape, dtype, name=name)
+    node.output(0).get_tensor().set_names({name})
+    return node
+
+
+def test_inputs_by_layer_name_or_tensor_name(tmp_path):
+    x = opset1.parameter([2], np.float32, name="layer_x")
+    x.output(0).get_tensor().set_names({"tensor_x", "alias"})
+    cat = opset1.concat([x, x], 0)
+    cat.output(0).get_tensor().set_names({"y"})
+    model = save(tmp_path, [opset1.result(cat)], [x])
+    data = np.array([1.0, 2.0], np.float32)
+    for key in ("layer_x", "tensor_x", "alias"):
+        assert model.run({key: data})["y"].tolist() == [1, 2, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({}, "missing: 'x' (f32 [2,3])"),
+        ({"x": np.zeros((2, 3), np.float32), "z": np.zeros(1)}, "unknown: 'z'"),
+        (
+            {"x": np.zeros((2, 3), np.float64)},
+            "must be f32 (numpy float32), but the array is float64",
+        ),
+        (
+            {"x": np.zeros((3, 2), np.float32)},
+            "must have shape [2,3], but the array has shape [3, 2]",
+        ),
+    ],
+)
+def test_bad_inputs_are_refused_clearly(tmp_path, given, message):
+    x = param([2, 3])
+    model = save(tmp_path, [opset1.result(opset1.concat([x], 0))], [x])
+    with pytest.raises(irrun.InputValueError) as info:
+        model.run(given)
+    assert message in str(info.value)
+
+
+def test_dynamic_input_dims_accept_any_size(tmp_path):
+    x = param([2, -1])
+    model = save(tmp_path, [opset1.result(opset1.concat([x, x], 1))], [x])
+    out = next(iter(model.run({"x": np.ones((2, 7), np.float32)}).values()))
+    assert out.shape == (2, 14)
+
+
+def test_bf16_travels_as_exact_float32(tmp_path):
+    x = opset1.parameter([2], ov.Type.bf16, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    model = save(tmp_path, [opset1.result(opset1.concat([x, x], 0))], [x])
+    out = next(iter(model.run({"x": np.array([1.5, -2.0], np.float32)}).values()))
+    assert out.dtype == ml_dtypes.bfloat16 and out.astype(np.float32).tolist() == [1.5, -2, 1.5, -2]
+    with pytest.raises(irrun.InputValueError, match="exactly representable"):
+        model.run({"x": np.array([1.0001, 0.0], np.float32)})
+
+
+def test_big_endian_input_is_converted_exactly(tmp_path):
+    x = param([2])
+    model = save(tmp_path, [opset1.result(opset1.concat([x], 0))], [x])
+    out = next(iter(model.run({"x": np.array([1.5, -0.0], ">f4")}).values()))
+    assert out.dtype == np.float32 and out.tobytes() == np.array([1.5, -0.0], "<f4").tobytes()
+
+
+def _chain(tmp_path, length):
+    x = param([1])
+    node = x
+    for _ in range(length):
+        node = opset1.concat([node], 0)
+    return save(tmp_path, [opset1.result(node)], [x])
+
+
+def test_long_chain_runs_without_recursion(tmp_path):
+    model = _chain(tmp_path, 1200)
+    assert next(iter(model.run({"x": np.array([4.0], np.float32)}).values())).tolist() == [4.0]
+
+
+def test_intermediates_are_freed_after_their_last_consumer(tmp_path):
+    model = _chain(tmp_path, 6)
+    seen = []
+    alive_when = []
+
+    def on_step(step):
+        alive_when.append([ref() is not None for ref in seen])
+        seen.extend(weakref.ref(a) for a in step.outputs)
+
+    model.run({"x": np.array([1.0], np.float32)}, on_step=on_step)
+    # When the last Concat runs, the first Concats' outputs are gone (the input array is the
+    # caller's, so it stays alive).
+    assert alive_when[-1][1:4] == [False, False, False]
+
+
+def test_capture_and_stop_after(tmp_path):
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = param([2, 3])
+    g = opset8.gather(x, np.array([2, 0], np.int64), np.int64(1))
+    g.set_friendly_name("pick")
+    g.output(0).get_tensor().set_names({"picked"})
+    cat = opset1.concat([g, x], 1)
+    cat.output(0).get_tensor().set_names({"out"})
+    model = save(tmp_path, [opset1.result(cat)], [x])
+    everything = model.run({"x": data}, capture=True)
+    assert everything["picked"].tolist() == [[2, 0], [5, 3]]
+    assert everything["out"].shape == (2, 5)
+    stopped = model.run({"x": data}, stop_after="pick")
+    assert list(stopped) == ["picked"]
+
+
+def test_const_inputs_stay_memory_mapped(tmp_path):
+    x = param([2])
+    table = opset1.constant(np.arange(10, dtype=np.float32))
+    model = save(tmp_path, [opset1.result(opset1.concat([table, x], 0))], [x])
+    seen = {}
+
+    def on_step(step):
+        if step.layer.type == "Concat":
+            seen["const"] = step.inputs[0]
+
+    model.run({"x": np.zeros(2, np.float32)}, on_step=on_step)
+    assert not seen["const"].flags.owndata and not seen["const"].flags.writeable
+
+
+def test_gather7_out_of_range_is_an_error_naming_index_and_layer(tmp_path):
+    x = param([2, 3])
+    idx = opset1.parameter([2], np.int64, name="i")
+    idx.output(0).get_tensor().set_names({"i"})
+    g = opset7.gather(x, idx, np.int64(1))
+    g.set_friendly_name("g7")
+    model = save(tmp_path, [opset1.result(g)], [x, idx])
+    with pytest.raises(irrun.ExecutionError) as info:
+        model.run({"x": np.zeros((2, 3), np.float32), "i": np.array([1, 5], np.int64)})
+    text = str(info.value)
+    assert "g7" in text and "5" in text
+
+
+def test_unsupported_ops_are_all_listed_before_running(tmp_path):
+    x = param([2])
+    relu = opset1.relu(x)
+    sig = opset1.sigmoid(relu)
+    model = save(tmp_path, [opset1.result(opset1.concat([sig, relu], 0))], [x])
+    with pytest.raises(irrun.UnsupportedOpError) as info:
+        model.run({"x": np.zeros(2, np.float32)})
+    assert "Relu" in str(info.value) and "Sigmoid" in str(info.value)
+
+
+def test_model_with_errors_is_not_run(tmp_path):
+    path = tmp_path / "m.xml"
+    model = _chain(tmp_path, 1)
+    text = Path(model.file).read_text().replace("<dim>1</dim>", "<dim>3</dim>", 2)
+    path.write_text(text)
+    with pytest.raises(irrun.ValidationFailed) as info:
+        irrun.load(path).run({"x": np.zeros(1, np.float32)})
+    assert info.value.report.errors
+    assert info.value.exit_code == 1
