@@ -319,19 +319,28 @@ class Graph:
         for layer in self.layers:
             by_id.setdefault(layer.id, layer)
         self._by_id = by_id
+        in_ports: dict[tuple[int, int], Port] = {}
+        out_ports: dict[tuple[int, int], Port] = {}
+        for layer_id, layer in by_id.items():
+            for port in layer.inputs:
+                in_ports.setdefault((layer_id, port.id), port)
+            for port in layer.outputs:
+                out_ports.setdefault((layer_id, port.id), port)
         producers: dict[tuple[int, int], tuple[Edge, Port]] = {}
         consumers: dict[tuple[int, int], list[tuple[Edge, Port]]] = {}
         for edge in self.edges:
-            source = by_id.get(edge.from_layer)
-            target = by_id.get(edge.to_layer)
-            if source is None or target is None:
-                continue
-            out_port = source.output_port(edge.from_port)
-            in_port = target.input_port(edge.to_port)
+            source_key = (edge.from_layer, edge.from_port)
+            target_key = (edge.to_layer, edge.to_port)
+            out_port = out_ports.get(source_key)
+            in_port = in_ports.get(target_key)
             if out_port is None or in_port is None:
                 continue
-            producers.setdefault((edge.to_layer, edge.to_port), (edge, out_port))
-            consumers.setdefault((edge.from_layer, edge.from_port), []).append((edge, in_port))
+            if target_key not in producers:
+                producers[target_key] = (edge, out_port)
+            if source_key in consumers:
+                consumers[source_key].append((edge, in_port))
+            else:
+                consumers[source_key] = [(edge, in_port)]
         self._producers = producers
         self._consumers = consumers
 
@@ -491,7 +500,8 @@ class Model(Graph):
                 stack.pop()
                 continue
             yield layer
-            for body in layer.bodies.values():
+            # Bodies in document order: the first body's iterator must end up on top.
+            for body in reversed(list(layer.bodies.values())):
                 stack.append(iter(body.layers))
 
     def count_by_type(self) -> dict[str, int]:

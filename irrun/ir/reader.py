@@ -13,7 +13,7 @@ import os
 import re
 from functools import lru_cache
 
-from irrun.element_types import from_precision
+from irrun.element_types import _BY_PRECISION, from_precision
 from irrun.errors import FragmentError, InputFileError, IRFormatError
 from irrun.ir.files import read_regular_file
 from irrun.ir.names import smallest_name, split_names
@@ -28,6 +28,7 @@ _BODY_TAGS = ("body", "then_body", "else_body")
 _PORT_MAP_TAGS = ("port_map", "then_port_map", "else_port_map")
 _INT64_MAX = 2**63 - 1
 _UNSIGNED = re.compile(r"^\s*\+?\d+\s*$")
+_DYNAMIC_RANK = Shape.dynamic_rank()
 
 
 def load(source, weights=None) -> Model:
@@ -186,40 +187,53 @@ def _read_fragments(root, file, blob) -> list[Model]:
 def _read_graph(graph: Graph, element, fragment: bool) -> None:
     """Read ``<layers>``/``<edges>`` of ``element`` (a net, a body or a fragment root)."""
     if element.tag == FRAGMENT_ROOT:
-        layer_elements = [child for child in element if child.tag == "layer"]
-        edge_elements = [child for child in element if child.tag == "edge"]
-        for child in element:
-            if child.tag == "edges":
-                edge_elements.extend(e for e in child if e.tag == "edge")
+        layer_elements = list(element.iterchildren("layer"))
+        edge_elements = list(element.iterchildren("edge"))
+        for child in element.iterchildren("edges"):
+            edge_elements.extend(child)
     else:
         layers_element = element.find("layers")
         edges_element = element.find("edges")
         layer_elements = [] if layers_element is None else list(layers_element)
         edge_elements = [] if edges_element is None else list(edges_element)
+    file = graph.file
+    append_layer = graph.layers.append
     for child in layer_elements:
         if child.tag != "layer":
-            raise IRFormatError(
-                f"unexpected <{child.tag}> inside <layers>", file=graph.file, line=child.sourceline
-            )
-        graph.layers.append(_read_layer(graph, child, fragment))
+            _unexpected(child, "layers", file)
+        append_layer(_read_layer(graph, child, fragment))
+    append_edge = graph.edges.append
     for child in edge_elements:
+        get = child.get
+        values = (get("from-layer"), get("from-port"), get("to-layer"), get("to-port"))
+        # Fast path: four plain decimal ids (what every serializer writes).
+        if child.tag == "edge" and all(
+            v is not None and v.isdigit() and v.isascii() for v in values
+        ):
+            a, b, c, d = map(int, values)
+            if max(a, b, c, d) <= _INT64_MAX:
+                append_edge(Edge(a, b, c, d, child.sourceline))
+                continue
         if child.tag != "edge":
-            raise IRFormatError(
-                f"unexpected <{child.tag}> inside <edges>", file=graph.file, line=child.sourceline
-            )
-        graph.edges.append(
-            Edge(
-                _required_uint(child, "from-layer", graph.file),
-                _required_uint(child, "from-port", graph.file),
-                _required_uint(child, "to-layer", graph.file),
-                _required_uint(child, "to-port", graph.file),
-                child.sourceline,
-            )
-        )
+            _unexpected(child, "edges", file)
+        append_edge(Edge(*(_required_uint(child, n, file) for n in _EDGE_ATTRIBUTES),
+                         child.sourceline))  # fmt: skip
     graph._index()
 
 
+_EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
+
+
+def _unexpected(child, parent, file):
+    raise IRFormatError(
+        f"unexpected <{child.tag}> inside <{parent}>", file=file, line=child.sourceline
+    )
+
+
 def _layer_id(element, file) -> int:
+    text = element.get("id")
+    if text is not None and text.isdigit() and text.isascii() and len(text) < 19:
+        return int(text)
     return _required_uint(element, "id", file, what="<layer>")
 
 
@@ -227,39 +241,37 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
     file = graph.file
     attributes = element.attrib
     layer_id = _layer_id(element, file)
-    if not fragment:
-        for name in ("name", "type", "version"):
-            if name not in attributes:
-                raise IRFormatError(
-                    f"<layer id=\"{layer_id}\"> has no '{name}' attribute, which OpenVINO requires",
-                    file=file,
-                    line=element.sourceline,
-                )
     layer_type = attributes.get("type")
+    version = attributes.get("version")
+    name = attributes.get("name")
+    if not fragment and (name is None or layer_type is None or version is None):
+        missing = next(n for n, v in (("name", name), ("type", layer_type),
+                                      ("version", version)) if v is None)  # fmt: skip
+        raise IRFormatError(
+            f"<layer id=\"{layer_id}\"> has no '{missing}' attribute, which OpenVINO requires",
+            file=file,
+            line=element.sourceline,
+        )
     if not layer_type:
         raise IRFormatError(
             f'<layer id="{layer_id}"> has no type', file=file, line=element.sourceline
         )
-    layer = Layer(
-        graph,
-        layer_id,
-        attributes.get("name", ""),
-        layer_type,
-        attributes.get("version"),
-        {},
-        element.sourceline,
-    )
-    if "output_names" in attributes:
-        layer.output_names = split_names(attributes["output_names"])
+    layer = Layer(graph, layer_id, name or "", layer_type, version, {}, element.sourceline)
+    output_names = attributes.get("output_names")
+    if output_names is not None:
+        layer.output_names = split_names(output_names)
     for child in element:
         tag = child.tag
         if tag == "data":
             layer.attributes = dict(child.attrib)
-        elif tag == "input" or tag == "output":
-            ports = layer.inputs if tag == "input" else layer.outputs
-            for port_element in child:
-                if port_element.tag == "port":
-                    ports.append(_read_port(layer, port_element, tag, len(ports), fragment))
+        elif tag == "input":
+            inputs = layer.inputs
+            for port_element in child.iterchildren("port"):
+                inputs.append(_read_port(layer, port_element, "input", len(inputs), fragment))
+        elif tag == "output":
+            outputs = layer.outputs
+            for port_element in child.iterchildren("port"):
+                outputs.append(_read_port(layer, port_element, "output", len(outputs), fragment))
         elif tag == "rt_info":
             layer.rt_info = _read_rt_info(child)
         elif tag in _BODY_TAGS:
@@ -274,52 +286,59 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
 
 
 def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool) -> Port:
-    file = layer.graph.file
-    port_id = _required_uint(element, "id", file, what=f"<port> of {layer.describe()}")
-    precision = element.get("precision")
-    etype = None
-    if precision is not None:
-        try:
-            etype = from_precision(precision)
-        except KeyError as exc:
-            raise IRFormatError(
-                f"{layer.describe()} {direction} port {port_id}: {exc.args[0]}",
-                file=file,
-                line=element.sourceline,
-            ) from None
-    elif direction == "output" and not fragment:
-        raise IRFormatError(
-            f"{layer.describe()} output port {port_id} has no precision attribute, which "
-            'OpenVINO requires on output ports (e.g. precision="FP32")',
-            file=file,
-            line=element.sourceline,
-        )
-    dims = []
-    rt_info = None
-    for child in element:
-        if child.tag == "dim":
-            dims.append(child.text or "")
-        elif child.tag == "rt_info":
-            rt_info = _read_rt_info(child)
-    if not dims and precision is None and "names" not in element.attrib:
-        # Hand-written IR (and OpenVINO's own reader) treat a bare <port id="0"/> as "not
-        # declared"; OpenVINO always writes a precision on a real scalar port.
-        shape = Shape.dynamic_rank()
+    get = element.get
+    text = get("id")
+    if text is not None and text.isdigit() and text.isascii() and len(text) < 19:
+        port_id = int(text)
     else:
+        port_id = _required_uint(
+            element, "id", layer.graph.file, what=f"<port> of {layer.describe()}"
+        )
+    precision = get("precision")
+    etype = _BY_PRECISION.get(precision) if precision is not None else None
+    if etype is None and direction == "output" and (precision is not None or not fragment):
+        _bad_output_precision(layer, element, port_id, precision)
+    # Input-port precisions are ignored by OpenVINO's reader; an unknown one is kept as text.
+    dims = tuple(dim.text or "" for dim in element.iterchildren("dim"))
+    if dims or precision is not None or get("names") is not None:
         try:
-            shape = _port_shape(tuple(dims))
+            shape = _port_shape(dims)
         except ValueError as exc:
             raise IRFormatError(
                 f"{layer.describe()} {direction} port {port_id}: {exc}",
-                file=file,
+                file=layer.graph.file,
                 line=element.sourceline,
             ) from None
-    names = split_names(element.get("names", "")) if "names" in element.attrib else ()
-    port = Port(layer, port_id, direction, index, precision, etype, shape, names,
-                element.sourceline)  # fmt: skip
-    if rt_info:
-        port.rt_info = rt_info
+    else:
+        # Hand-written IR (and OpenVINO's own reader) treat a bare <port id="0"/> as "not
+        # declared"; OpenVINO always writes a precision on a real scalar port.
+        shape = _DYNAMIC_RANK
+    names = get("names")
+    port = Port(layer, port_id, direction, index, precision, etype, shape,
+                split_names(names) if names else (), element.sourceline)  # fmt: skip
+    if len(element) > len(dims):
+        rt_info = element.find("rt_info")
+        if rt_info is not None:
+            port.rt_info = _read_rt_info(rt_info)
     return port
+
+
+def _bad_output_precision(layer, element, port_id, precision):
+    if precision is None:
+        raise IRFormatError(
+            f"{layer.describe()} output port {port_id} has no precision attribute, which "
+            'OpenVINO requires on output ports (e.g. precision="FP32")',
+            file=layer.graph.file,
+            line=element.sourceline,
+        )
+    try:
+        from_precision(precision)
+    except KeyError as exc:
+        raise IRFormatError(
+            f"{layer.describe()} output port {port_id}: {exc.args[0]}",
+            file=layer.graph.file,
+            line=element.sourceline,
+        ) from None
 
 
 @lru_cache(maxsize=4096)
@@ -410,7 +429,7 @@ def _name_model_io(model: Model) -> None:
                     owner = producer.layer
                     single = len(owner.outputs) == 1
                     names.add(owner.name if single else f"{owner.name}.{producer.index}")
-            elif layer.output_names is not None:
+            elif layer.output_names:  # an empty output_names counts as absent, as in OpenVINO
                 names = set(layer.output_names)
             else:
                 names = set(port.names) if producer is not None else set()
