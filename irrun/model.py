@@ -9,7 +9,7 @@ outputs exactly as OpenVINO does.
 from __future__ import annotations
 
 import re
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from irrun.element_types import ElementType, element_type
 from irrun.errors import AttributeValueError, IRError, MissingAttributeError
@@ -20,6 +20,13 @@ __all__ = ["Model", "Graph", "Layer", "Port", "Edge", "ModelInput", "ModelOutput
 _REQUIRED = object()
 _INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+@lru_cache(maxsize=256)
+def _opset_number(version: str | None) -> int | None:
+    if version and version.startswith("opset") and version[5:].isdigit() and version[5:].isascii():
+        return int(version[5:])
+    return None
 
 
 class Port:
@@ -141,9 +148,7 @@ class Layer:
     @property
     def opset(self) -> int | None:
         """The opset number of ``version`` (``opset8`` → 8), or ``None``."""
-        if self.version and self.version.startswith("opset") and self.version[5:].isdigit():
-            return int(self.version[5:])
-        return None
+        return _opset_number(self.version)
 
     def describe(self) -> str:
         """A short label for messages: ``layer 3 'cat' (Concat)``."""

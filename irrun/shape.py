@@ -19,6 +19,7 @@ False
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["Dim", "Shape", "parse_dim"]
 
@@ -74,12 +75,18 @@ class Dim:
 
     def compatible(self, other: Dim) -> bool:
         """True when the two dimensions can have the same size (their intervals meet)."""
+        if self is other:
+            return True
         lower = max(self.lower, other.lower)
         uppers = [u for u in (self.upper, other.upper) if u is not None]
         return not uppers or lower <= min(uppers)
 
     def merge(self, other: Dim) -> Dim | None:
         """The intersection of both intervals, or ``None`` when they cannot be equal."""
+        if self is other or other is _DYNAMIC:
+            return self
+        if self is _DYNAMIC:
+            return other
         if not self.compatible(other):
             return None
         uppers = [u for u in (self.upper, other.upper) if u is not None]
@@ -160,12 +167,11 @@ class Shape:
     __slots__ = ("dims",)
 
     def __init__(self, dims=()):
-        if dims is None:
-            object.__setattr__(self, "dims", None)
-        else:
-            object.__setattr__(
-                self, "dims", tuple(d if isinstance(d, Dim) else Dim(int(d)) for d in dims)
-            )
+        if dims is not None:
+            dims = tuple(dims)
+            if not all(type(d) is Dim for d in dims):
+                dims = tuple(d if isinstance(d, Dim) else _static_dim(int(d)) for d in dims)
+        object.__setattr__(self, "dims", dims)
 
     def __setattr__(self, name, value):
         raise AttributeError("Shape is immutable")
@@ -179,13 +185,17 @@ class Shape:
     def parse(cls, text: str) -> Shape:
         """Parse a ``<data shape="...">`` string: ``""`` scalar, ``...`` dynamic rank,
         ``2,?,1..10`` (brackets and spaces tolerated)."""
+        return _parse_shape(text)
+
+    @classmethod
+    def _parse_uncached(cls, text: str) -> Shape:
         text = text.strip()
         if text == "...":
             return _DYNAMIC_RANK
         if text.startswith("[") and text.endswith("]"):
             text = text[1:-1]
         items = [item for item in text.split(",") if item.strip()]
-        return cls(parse_dim(item) for item in items)
+        return cls(_parse_dim_cached(item) for item in items)
 
     @property
     def rank_is_static(self) -> bool:
@@ -210,7 +220,7 @@ class Shape:
 
     def compatible(self, other: Shape) -> bool:
         """True when both shapes can describe the same tensor."""
-        if self.dims is None or other.dims is None:
+        if self is other or self.dims is None or other.dims is None:
             return True
         return len(self.dims) == len(other.dims) and all(
             a.compatible(b) for a, b in zip(self.dims, other.dims)
@@ -218,6 +228,8 @@ class Shape:
 
     def merge(self, other: Shape) -> Shape | None:
         """The most precise shape both describe, or ``None`` when they conflict."""
+        if self is other or self.dims == other.dims:
+            return self
         if self.dims is None:
             return other
         if other.dims is None:
@@ -271,3 +283,18 @@ class Shape:
 
 
 _DYNAMIC_RANK = Shape(None)
+
+
+@lru_cache(maxsize=8192)
+def _parse_shape(text: str) -> Shape:
+    return Shape._parse_uncached(text)
+
+
+@lru_cache(maxsize=8192)
+def _parse_dim_cached(text: str) -> Dim:
+    return parse_dim(text)
+
+
+@lru_cache(maxsize=8192)
+def _static_dim(size: int) -> Dim:
+    return Dim(size)

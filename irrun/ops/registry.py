@@ -15,6 +15,7 @@ __all__ = ["register", "resolve", "registered", "op_key"]
 
 _TRANSLATIONS = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
 _REGISTRY: dict[str, dict[int, type]] = {}
+_RESOLVED: dict[tuple[str, int | None], type | None] = {}  # cleared by register()
 
 
 def op_key(layer_type: str) -> str:
@@ -43,6 +44,7 @@ def register(op_class=None, *, replace: bool = False):
         if cls.version in versions and not replace and versions[cls.version] is not cls:
             raise ValueError(f"{cls.type}-{cls.version} is already registered")
         versions[cls.version] = cls
+        _RESOLVED.clear()
         return cls
 
     return decorate(op_class) if op_class is not None else decorate
@@ -55,6 +57,13 @@ def resolve(layer_type: str, opset: int | None):
     version, which gets the newest op version).
     """
     _load_builtin_ops()
+    key = (layer_type, opset)
+    if key not in _RESOLVED:
+        _RESOLVED[key] = _resolve(layer_type, opset)
+    return _RESOLVED[key]
+
+
+def _resolve(layer_type: str, opset: int | None):
     versions = _REGISTRY.get(op_key(layer_type))
     if not versions:
         return None
