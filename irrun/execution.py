@@ -119,6 +119,14 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
                 raise ExecutionError(
                     f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
                 ) from None
+            except MemoryError:
+                shapes = ", ".join(str(p.inferred_shape) for p in layer.outputs)
+                raise ExecutionError(
+                    f"{layer.describe()} needs more memory than is available for its output "
+                    f"({shapes})",
+                    file=model.file,
+                    line=layer.line,
+                ) from None
         elapsed = time.perf_counter() - started
         for port, array in zip(layer.outputs, outputs):
             _check_output(model, layer, port, array)

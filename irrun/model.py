@@ -22,6 +22,16 @@ _INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
+def short_text(text: str, limit: int = 80) -> str:
+    """``text`` cut to ``limit`` characters (names in messages can be megabytes long)."""
+    return text if len(text) <= limit else f"{text[: limit - 20]}...({len(text):,} chars)"
+
+
+def short_repr(name: str) -> str:
+    """`` 'name'`` for messages (empty for no name), shortened like :func:`short_text`."""
+    return f" {short_text(name)!r}" if name else ""
+
+
 @lru_cache(maxsize=256)
 def _opset_number(version: str | None) -> int | None:
     if version and version.startswith("opset") and version[5:].isdigit() and version[5:].isascii():
@@ -151,9 +161,8 @@ class Layer:
         return _opset_number(self.version)
 
     def describe(self) -> str:
-        """A short label for messages: ``layer 3 'cat' (Concat)``."""
-        name = f" {self.name!r}" if self.name else ""
-        return f"layer {self.id}{name} ({self.type})"
+        """A short label for messages: ``layer 3 'cat' (Concat)`` (long names shortened)."""
+        return f"layer {self.id}{short_repr(self.name)} ({short_text(self.type)})"
 
     def __repr__(self) -> str:
         version = f" {self.version}" if self.version else ""

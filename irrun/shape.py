@@ -23,7 +23,8 @@ from functools import lru_cache
 
 __all__ = ["Dim", "Shape", "parse_dim"]
 
-_INTERVAL = re.compile(r"^(\d*)\.\.(\d*)$")
+_INTERVAL = re.compile(r"^([0-9]*)\.\.([0-9]*)$")
+_INT64_MAX = 2**63 - 1
 
 
 class Dim:
@@ -143,7 +144,9 @@ def parse_dim(text: str) -> Dim:
     text = text.strip()
     if text in ("?", "-1"):
         return _DYNAMIC
-    if text.isdigit():
+    if text.isdigit() and text.isascii():
+        if len(text) > 18 and int(text) > _INT64_MAX:
+            raise ValueError(f"dimension {text[:40]!r} is beyond the 64-bit integer range")
         return Dim(int(text))
     match = _INTERVAL.match(text)
     if match and (match.group(1) or match.group(2)):
@@ -152,7 +155,8 @@ def parse_dim(text: str) -> Dim:
         if upper is not None and upper < lower:
             raise ValueError(f"interval {text!r} has its upper bound below its lower bound")
         return Dim(lower, upper)
-    raise ValueError(f"cannot parse dimension {text!r}")
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    raise ValueError(f"cannot parse dimension {shown!r}")
 
 
 class Shape:

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 
 from irrun.element_types import _BY_PRECISION, from_precision
-from irrun.errors import FragmentError, InputFileError, IRFormatError
+from irrun.errors import FragmentError, InputFileError, IRFormatError, XMLSyntaxError
 from irrun.ir.files import read_regular_file
 from irrun.ir.names import smallest_name, split_names
 from irrun.ir.weights import Weights
@@ -158,6 +158,22 @@ def _read_net(root, file, blob) -> Model:
 
 
 def _read_fragments(root, file, blob) -> list[Model]:
+    for node in [root, *root]:
+        stray = node.text if node is root else node.tail
+        if stray and stray.strip():
+            line = root.sourceline if node is root else node.sourceline
+            raise XMLSyntaxError(
+                f"unexpected text {stray.strip()[:40]!r} between <layer> elements",
+                file=file,
+                line=line,
+            )
+        if node is not root and node.tag not in ("layer", "edge", "edges"):
+            raise IRFormatError(
+                f"unexpected <{str(node.tag)[:40]}> in a fragment; it may hold only <layer> "
+                "(and <edge>/<edges>) elements",
+                file=file,
+                line=node.sourceline,
+            )
     elements = [child for child in root if child.tag == "layer"]
     edges = [child for child in root if child.tag in ("edge", "edges")]
     ids = [_layer_id(element, file) for element in elements]

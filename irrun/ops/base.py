@@ -126,9 +126,9 @@ class Op:
 
     def describe(self) -> str:
         """``layer 1 'concat' (Concat-1)``."""
-        layer = self.layer
-        name = f" {layer.name!r}" if layer.name else ""
-        return f"layer {layer.id}{name} ({self.label})"
+        from irrun.model import short_repr
+
+        return f"layer {self.layer.id}{short_repr(self.layer.name)} ({self.label})"
 
     def input_port(self, index: int):
         """The layer's input port at position ``index`` (or ``None``)."""
