@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,17 +23,26 @@ from irrun.ops.base import OpContext
 from irrun.ops.registry import resolve
 from irrun.shape import Shape
 
-__all__ = ["run", "Step", "tensor_name"]
+__all__ = ["run", "steps", "Step", "tensor_name"]
 
 
 @dataclass
 class Step:
-    """One executed layer: what went in, what came out, how long it took."""
+    """One executed layer: what went in, what came out, how long it took.
+
+    A step holds its input and output arrays; the executor itself has already
+    dropped the ones no later layer needs, so they are freed with the step.
+    """
 
     layer: object
     inputs: list
     outputs: list
     seconds: float
+
+    @property
+    def tensors(self) -> dict:
+        """The outputs keyed by tensor name."""
+        return {tensor_name(p): a for p, a in zip(self.layer.outputs, self.outputs)}
 
     def __repr__(self) -> str:
         shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.outputs)
@@ -83,6 +93,39 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
     ExecutionError
         An op failed (e.g. an out-of-range index where the op leaves it undefined).
     """
+    results: dict[str, np.ndarray] = {}
+    output_names = {id(o.port): o.name for o in model.outputs}
+    last = None
+    for step in steps(model, inputs, stop_after=stop_after):
+        for port, array in zip(step.layer.outputs, step.outputs):
+            if capture:
+                results[tensor_name(port)] = array
+            if id(port) in output_names:
+                results[output_names[id(port)]] = array
+        if on_step is not None:
+            on_step(step)
+        last = step
+    if stop_after is not None and last is not None:
+        results.update(last.tensors)
+    # Model outputs first, in model order, then the rest.
+    ordered = {o.name: results[o.name] for o in model.outputs if o.name in results}
+    ordered.update(results)
+    return ordered
+
+
+def steps(model, inputs, *, stop_after=None) -> Iterator[Step]:
+    """Execute ``model`` one layer at a time, yielding a :class:`Step` per layer.
+
+    The same checks as :func:`run` happen before the first step. Intermediates
+    are freed after their last consumer, so keep what you need from each step.
+
+    Examples
+    --------
+    >>> import numpy as np, irrun
+    >>> model = irrun.load("examples/ir/tiny.xml")  # doctest: +SKIP
+    >>> for step in model.steps({"data": np.ones((2, 3), np.float32)}):  # doctest: +SKIP
+    ...     print(step.layer.name, [a.shape for a in step.outputs])
+    """
     report = model.validate()
     if not report.ok:
         listing = "\n".join(f"  {d}" for d in report.errors[:20])
@@ -101,9 +144,7 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
     stop_layer = model.layer(stop_after) if stop_after is not None else None
 
     remaining = _consumer_counts(model, order)
-    keep = {id(o.port) for o in model.outputs}
     values: dict[int, np.ndarray] = {}
-    results: dict[str, np.ndarray] = {}
     for layer in order:
         arguments = []
         for port in layer.inputs:
@@ -113,43 +154,40 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
         if layer.type == "Parameter":
             outputs = [feeds[id(layer.outputs[0])]]
         else:
-            try:
-                outputs = ops[layer.id].evaluate(arguments)
-            except IRError as exc:
-                raise ExecutionError(
-                    f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
-                ) from None
-            except MemoryError:
-                shapes = ", ".join(str(p.inferred_shape) for p in layer.outputs)
-                raise ExecutionError(
-                    f"{layer.describe()} needs more memory than is available for its output "
-                    f"({shapes})",
-                    file=model.file,
-                    line=layer.line,
-                ) from None
+            outputs = _evaluate(model, layer, ops[layer.id], arguments)
         elapsed = time.perf_counter() - started
         for port, array in zip(layer.outputs, outputs):
             _check_output(model, layer, port, array)
             values[id(port)] = array
-            if capture:
-                results[tensor_name(port)] = array
-        if on_step is not None:
-            on_step(Step(layer, arguments, list(outputs), elapsed))
-        # Free what no later layer needs (model outputs are kept until the end).
+        # Free what no later layer needs before handing the step out.
         for port in layer.inputs:
             producer = model.producer(port)
             if producer is not None:
                 remaining[id(producer)] -= 1
-                if remaining[id(producer)] == 0 and id(producer) not in keep:
+                if remaining[id(producer)] == 0:
                     del values[id(producer)]
+        for port in layer.outputs:
+            if remaining[id(port)] == 0:
+                del values[id(port)]
+        yield Step(layer, arguments, list(outputs), elapsed)
         if stop_layer is layer:
-            for port in layer.outputs:
-                results[tensor_name(port)] = values[id(port)]
-            break
-    for output in model.outputs:
-        if id(output.port) in values:
-            results[output.name] = values[id(output.port)]
-    return results
+            return
+
+
+def _evaluate(model, layer, op, arguments):
+    try:
+        return op.evaluate(arguments)
+    except IRError as exc:
+        raise ExecutionError(
+            f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
+        ) from None
+    except MemoryError:
+        shapes = ", ".join(str(p.inferred_shape) for p in layer.outputs)
+        raise ExecutionError(
+            f"{layer.describe()} needs more memory than is available for its output ({shapes})",
+            file=model.file,
+            line=layer.line,
+        ) from None
 
 
 def _build_ops(model, order):

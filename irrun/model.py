@@ -471,6 +471,12 @@ class Model(Graph):
 
         return run(self, inputs, capture=capture, stop_after=stop_after, on_step=on_step)
 
+    def steps(self, inputs, *, stop_after=None):
+        """Execute one layer at a time, yielding :class:`~irrun.execution.Step` objects."""
+        from irrun.execution import steps
+
+        return steps(self, inputs, stop_after=stop_after)
+
     # -- weights --------------------------------------------------------------------------
     def constant(self, layer) -> object:
         """The value of a Const layer as a read-only numpy array.

@@ -173,3 +173,20 @@ def test_model_with_errors_is_not_run(tmp_path):
         irrun.load(path).run({"x": np.zeros(1, np.float32)})
     assert info.value.report.errors
     assert info.value.exit_code == 1
+
+
+def test_steps_iterate_layer_by_layer_and_stop_after(tmp_path):
+    x = param([2])
+    first = opset1.concat([x, x], 0)
+    first.set_friendly_name("first")
+    second = opset1.concat([first, x], 0)
+    second.set_friendly_name("second")
+    model = save(tmp_path, [opset1.result(second)], [x])
+    data = np.array([1.0, 2.0], np.float32)
+    names = [
+        (step.layer.name, [a.shape for a in step.outputs]) for step in model.steps({"x": data})
+    ]
+    assert names[:3] == [("x", [(2,)]), ("first", [(4,)]), ("second", [(6,)])]
+    stepped = list(model.steps({"x": data}, stop_after="first"))
+    assert [step.layer.name for step in stepped] == ["x", "first"]
+    assert stepped[-1].outputs[0].tolist() == [1, 2, 1, 2]
