@@ -20,7 +20,7 @@ import numpy as np
 from irrun.arrays import load_npz, match_inputs
 from irrun.errors import ExecutionError, IRError, UnsupportedOpError, ValidationFailed
 from irrun.ops.base import OpContext
-from irrun.ops.registry import resolve
+from irrun.ops.registry import resolve_layer
 from irrun.shape import Shape
 
 __all__ = ["run", "steps", "Step", "tensor_name"]
@@ -195,7 +195,7 @@ def _build_ops(model, order):
     for layer in order:
         if layer.type == "Parameter":
             continue
-        op_class = resolve(layer.type, layer.opset) if _known(layer) else None
+        op_class = resolve_layer(layer)
         if op_class is None or not op_class.can_evaluate:
             missing.setdefault(f"{layer.type} ({layer.version or 'no version'})", []).append(layer)
             continue
@@ -212,10 +212,6 @@ def _build_ops(model, order):
             file=model.file,
         )
     return ops
-
-
-def _known(layer) -> bool:
-    return layer.version is None or layer.opset is not None
 
 
 def _consumer_counts(model, order):

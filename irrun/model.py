@@ -153,6 +153,7 @@ class Layer:
         self.bodies: dict[str, Graph] = {}
         self.port_maps: dict[str, list[dict]] = {}
         self.back_edges: list[dict] = []
+        self.data_line: int | None = None  # line of <data>, for attribute messages
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -340,8 +341,9 @@ class Graph:
                 in_ports.setdefault((layer_id, port.id), port)
             for port in layer.outputs:
                 out_ports.setdefault((layer_id, port.id), port)
-        producers: dict[tuple[int, int], tuple[Edge, Port]] = {}
-        consumers: dict[tuple[int, int], list[tuple[Edge, Port]]] = {}
+        # (layer id, port id) -> (edge, the port at the other end, the port itself)
+        producers: dict[tuple[int, int], tuple[Edge, Port, Port]] = {}
+        consumers: dict[tuple[int, int], list[tuple[Edge, Port, Port]]] = {}
         for edge in self.edges:
             source_key = (edge.from_layer, edge.from_port)
             target_key = (edge.to_layer, edge.to_port)
@@ -350,11 +352,11 @@ class Graph:
             if out_port is None or in_port is None:
                 continue
             if target_key not in producers:
-                producers[target_key] = (edge, out_port)
+                producers[target_key] = (edge, out_port, in_port)
             if source_key in consumers:
-                consumers[source_key].append((edge, in_port))
+                consumers[source_key].append((edge, in_port, out_port))
             else:
-                consumers[source_key] = [(edge, in_port)]
+                consumers[source_key] = [(edge, in_port, out_port)]
         self._producers = producers
         self._consumers = consumers
 
@@ -375,7 +377,7 @@ class Graph:
         )
         graph.add_edges_from(
             (edge.from_layer, edge.to_layer, (edge.from_port, edge.to_port), {"edge": edge})
-            for edge, _ in self._producers.values()
+            for edge, _, _ in self._producers.values()
         )
         return graph
 
@@ -398,11 +400,13 @@ class Graph:
     def producer(self, port: Port) -> Port | None:
         """The output port feeding an input port, or ``None`` when it is not connected."""
         found = self._producers.get((port.layer.id, port.id))
-        return found[1] if found else None
+        # With duplicate port ids only the first port of that id is connected.
+        return found[1] if found and found[2] is port else None
 
     def consumers(self, port: Port) -> list[Port]:
         """The input ports an output port feeds (in edge order)."""
-        return [in_port for _, in_port in self._consumers.get((port.layer.id, port.id), ())]
+        found = self._consumers.get((port.layer.id, port.id), ())
+        return [in_port for _, in_port, out_port in found if out_port is port]
 
     def topological_order(self) -> list[Layer]:
         """Layers in an order where producers come before consumers.

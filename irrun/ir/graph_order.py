@@ -15,7 +15,7 @@ def topological_layers(graph) -> list:
     position = {layer.id: index for index, layer in enumerate(graph._by_id.values())}
     indegree = dict.fromkeys(position, 0)
     successors: dict[int, list[int]] = {layer_id: [] for layer_id in position}
-    for edge, _ in graph._producers.values():
+    for edge, *_ in graph._producers.values():
         successors[edge.from_layer].append(edge.to_layer)
         indegree[edge.to_layer] += 1
     import heapq
@@ -41,7 +41,7 @@ def topological_layers(graph) -> list:
 def find_cycle(graph) -> list[int]:
     """Layer ids along one cycle (first id repeated at the end), or ``[]`` if acyclic."""
     successors: dict[int, list[int]] = {}
-    for edge, _ in graph._producers.values():
+    for edge, *_ in graph._producers.values():
         successors.setdefault(edge.from_layer, []).append(edge.to_layer)
     state: dict[int, int] = {}  # 1 = on the current path, 2 = finished
     for start in graph._by_id:

@@ -280,6 +280,7 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
         tag = child.tag
         if tag == "data":
             layer.attributes = dict(child.attrib)
+            layer.data_line = child.sourceline
         elif tag == "input":
             inputs = layer.inputs
             for port_element in child.iterchildren("port"):

@@ -49,11 +49,12 @@ class OpContext:
     """Where an op reports problems. Validation collects them as diagnostics;
     a plain ``OpContext`` (used when no report is wanted) raises on the first error."""
 
-    def error(self, code: str, message: str, *, port=None, hint: str | None = None) -> None:
-        """Report an error of this layer (``port``: the :class:`~irrun.model.Port` concerned)."""
+    def error(self, code: str, message: str, *, port=None, hint=None, line=None) -> None:
+        """Report an error of this layer (``port``: the :class:`~irrun.model.Port` concerned;
+        ``line``: the XML line when it is not the port's or the layer's)."""
         raise IRError(message)
 
-    def warning(self, code: str, message: str, *, port=None, hint: str | None = None) -> None:
+    def warning(self, code: str, message: str, *, port=None, hint=None, line=None) -> None:
         """Report a warning of this layer."""
 
 
@@ -75,6 +76,9 @@ class Op:
     type = ""
     version = 1
     inputs: tuple[int, int | None] = (1, 1)
+    #: Set when a required attribute is missing or malformed: the walk then trusts the
+    #: declared outputs instead of inferring from a guessed value (no follow-on errors).
+    incomplete = False
 
     def __init__(self, layer, context: OpContext):
         self.layer = layer
@@ -112,7 +116,9 @@ class Op:
                     f"{self.describe()} has no '{name}' attribute; OpenVINO silently uses "
                     f"{default}, which is rarely what was meant",
                     hint=f'add {name}="..." to the layer\'s <data> element',
+                    line=layer.data_line,
                 )
+                self.incomplete = True
             return default
         try:
             return layer.attribute_int(name)
@@ -121,7 +127,9 @@ class Op:
                 "attribute-value",
                 f"{self.describe()}: attribute {name}={layer.attributes[name]!r} is not an integer",
                 hint=f'write {name} as a whole number, e.g. {name}="{default or 0}"',
+                line=layer.data_line,
             )
+            self.incomplete = True
             return default
 
     def describe(self) -> str:
@@ -150,7 +158,7 @@ def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis", p
         f"{op.describe()}: {what} {axis} is out of the range [{-rank}, {rank - 1}] allowed "
         f"for rank {rank}",
         port=port,
-        hint=f"use a {what} between {-rank} and {rank - 1}",
+        hint=f"use {'an' if what[0] in 'aeiou' else 'a'} {what} between {-rank} and {rank - 1}",
     )
     return None
 

@@ -46,15 +46,19 @@ class Concat(Op):
         known = [(i, t.shape) for i, t in enumerate(inputs) if t.shape.rank_is_static]
         if not known:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="inputs of unknown rank")]
-        ranks = {shape.rank for _, shape in known}
-        if len(ranks) > 1:
+        ranks = [shape.rank for _, shape in known]
+        if len(set(ranks)) > 1:
+            usual = max(ranks, key=ranks.count)  # on a tie, the first input decides
+            odd = next(i for i, shape in known if shape.rank != usual)
             listing = ", ".join(f"input {i} is {s} (rank {s.rank})" for i, s in known)
             self.context.error(
                 "input-rank",
                 f"{self.describe()}: all inputs must have the same rank, but {listing}",
-                port=self.input_port(known[0][0]),
+                port=self.input_port(odd),
+                hint=f"give input {odd} rank {usual} (Reshape or Unsqueeze it)",
             )
             return None
+        ranks = set(ranks)
         rank = ranks.pop()
         if rank == 0:
             self.context.error(

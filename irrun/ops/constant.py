@@ -43,7 +43,7 @@ class Constant(Op):
             self.offset = layer.attribute_int("offset")
             self.size = layer.attribute_int("size")
         except IRError as exc:
-            context.error("attribute-value", exc.message)
+            context.error("attribute-value", exc.message, line=layer.data_line)
             return
         if not self.shape.is_static:
             context.error(
@@ -53,7 +53,11 @@ class Constant(Op):
             )
             return
         if self.element_type.name == "dynamic":
-            context.error("attribute-value", f"{self.describe()}: a Const cannot be dynamic")
+            context.error(
+                "attribute-value",
+                f"{self.describe()}: a Const cannot be dynamic",
+                line=layer.data_line,
+            )
             return
         self.ok = self._check_bytes()
 

@@ -65,11 +65,18 @@ class _Gather(Op):
             return None
         batch = self.batch_dims
         if not -q <= batch <= q:
+            if batch < -q:
+                hint = (
+                    "OpenVINO accepts batch_dims < -rank(indices) but computes a nonsense shape; "
+                    f"use a value in [{-q}, {q}]"
+                )
+            else:
+                hint = f"batch_dims counts leading dims shared by data and indices: at most {q}"
             self.context.error(
                 "batch-dims-range",
                 f"{self.describe()}: batch_dims {batch} is out of the range [{-q}, {q}] allowed "
                 f"for indices of rank {q} (shape {indices.shape})",
-                hint="OpenVINO accepts batch_dims < -rank(indices) but computes nonsense shapes",
+                hint=hint,
             )
             return None
         batch = batch + q if batch < 0 else batch

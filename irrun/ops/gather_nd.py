@@ -110,8 +110,20 @@ class _GatherND(Op):
                     f"[{-size}, {size - 1}] for data dimension {self.batch_dims + j} of size "
                     f"{size} ({count} such value(s)); the result is undefined there",
                     port=self.input_port(1),
+                    hint=f"keep every index of dimension {self.batch_dims + j} in "
+                    f"[{-size}, {size - 1}]",
                 )
                 return
+        if self.version < 8 and (values < 0).any():
+            position = np.unravel_index(int(np.argmax(values < 0)), values.shape)
+            self.context.warning(
+                "index-range",
+                f"{self.describe()}: negative index {int(values[position])} at "
+                f"{[int(p) for p in position]}; the {self.label} spec allows only non-negative "
+                "indices (OpenVINO's CPU plugin wraps them, as irrun does)",
+                port=self.input_port(1),
+                hint='use GatherND-8 (version="opset8"), which defines negative indices',
+            )
 
     def evaluate(self, inputs):
         """``irrun.kernels.gather_nd`` (out-of-range indices are an error)."""

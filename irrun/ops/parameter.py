@@ -30,7 +30,12 @@ class Parameter(Op):
             try:
                 self.shape = layer.attribute_shape("shape")
             except IRError as exc:
-                context.error("attribute-value", exc.message, hint="write shape as e.g. 1,?,2..8")
+                context.error(
+                    "attribute-value",
+                    exc.message,
+                    line=layer.data_line,
+                    hint="write shape as e.g. 1,?,2..8",
+                )
         if "element_type" not in layer.attributes:
             context.warning(
                 "missing-attribute",
@@ -42,7 +47,12 @@ class Parameter(Op):
             try:
                 self.element_type = layer.attribute_element_type("element_type")
             except IRError as exc:
-                context.error("attribute-value", exc.message, hint="use f32, i64, boolean, ...")
+                context.error(
+                    "attribute-value",
+                    exc.message,
+                    line=layer.data_line,
+                    hint="use f32, i64, boolean, ...",
+                )
 
     def infer(self, inputs):
         """The declared ``shape`` and ``element_type``."""

@@ -11,7 +11,15 @@ case-insensitively after OpenVINO's four exact-case translations
 
 from __future__ import annotations
 
-__all__ = ["register", "resolve", "registered", "op_key"]
+__all__ = [
+    "register",
+    "resolve",
+    "resolve_layer",
+    "opset_exists",
+    "registered",
+    "op_key",
+    "LATEST_OPSET",
+]
 
 _TRANSLATIONS = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
 _REGISTRY: dict[str, dict[int, type]] = {}
@@ -69,6 +77,21 @@ def _resolve(layer_type: str, opset: int | None):
         return None
     candidates = [v for v in versions if opset is None or v <= opset]
     return versions[max(candidates)] if candidates else None
+
+
+#: The newest complete opset of OpenVINO 2026 (opset17 exists but is partial).
+LATEST_OPSET = 16
+
+
+def opset_exists(layer) -> bool:
+    """True when the layer has no version (spec snippets) or names an existing opset."""
+    opset = layer.opset
+    return layer.version is None or (opset is not None and 1 <= opset <= LATEST_OPSET)
+
+
+def resolve_layer(layer):
+    """The op class for a :class:`~irrun.model.Layer` (its type in its opset), or ``None``."""
+    return resolve(layer.type, layer.opset) if opset_exists(layer) else None
 
 
 def registered() -> dict[str, list[int]]:

@@ -39,7 +39,7 @@ def summary_line(report) -> str:
     """``1 error, 0 warnings; 5 layers checked, 2 trusted``."""
     return (
         f"{_plural(len(report.errors), 'error')}, {_plural(len(report.warnings), 'warning')}; "
-        f"{report.layers_checked} layers checked, {report.layers_trusted} trusted"
+        f"{_plural(report.layers_checked, 'layer')} checked, {report.layers_trusted} trusted"
     )
 
 

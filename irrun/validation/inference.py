@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from irrun.errors import IRError
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
-from irrun.ops.registry import resolve
+from irrun.ops.registry import LATEST_OPSET, opset_exists, resolve, resolve_layer
 from irrun.shape import Shape
 
 __all__ = ["infer_graph", "FOLD_LIMIT"]
@@ -32,12 +32,12 @@ class _LayerContext(OpContext):
         self.layer = layer
         self.op_label = op_label
 
-    def error(self, code, message, *, port=None, hint=None):
-        self.emit(code, message, layer=self.layer, line=port.line if port else None,
+    def error(self, code, message, *, port=None, hint=None, line=None):
+        self.emit(code, message, layer=self.layer, line=line or (port.line if port else None),
                   port=port, hint=hint, op=self.op_label)  # fmt: skip
 
-    def warning(self, code, message, *, port=None, hint=None):
-        self.emit(code, message, layer=self.layer, line=port.line if port else None,
+    def warning(self, code, message, *, port=None, hint=None, line=None):
+        self.emit(code, message, layer=self.layer, line=line or (port.line if port else None),
                   port=port, hint=hint, op=self.op_label, severity="warning")  # fmt: skip
 
 
@@ -53,6 +53,15 @@ class _Silent(OpContext):
 
 def _declared(port) -> TensorInfo:
     return TensorInfo(port.declared_shape, port.element_type or DYNAMIC_TYPE)
+
+
+def _trusted(port) -> TensorInfo:
+    """A declared output taken on trust. Port dims cannot tell a scalar from a dynamic rank
+    (both have no <dim>), so a port without dims is taken as "rank unknown"."""
+    shape = port.declared_shape
+    if shape.rank == 0:
+        shape = Shape.dynamic_rank()
+    return TensorInfo(shape, port.element_type or DYNAMIC_TYPE)
 
 
 def _flow_order(graph):
@@ -93,13 +102,15 @@ def infer_graph(graph, emit) -> tuple[int, int]:
             if id(producer) in causes:
                 input_causes.append(causes[id(producer)])
 
-        op_class = resolve(layer.type, layer.opset) if _version_known(layer) else None
+        op_class = resolve_layer(layer)
         if op_class is None:
             trusted += 1
-            emit("unknown-op", _unknown_message(layer), layer=layer, severity="warning",
-                 hint="its declared output dims and precisions are used as they are")  # fmt: skip
+            if not layer.bodies:  # sub-graph ops have their own warning
+                hint = "its declared output dims and precisions are used as they are"
+                emit("unknown-op", _unknown_message(layer), layer=layer, severity="warning",
+                     hint=hint)  # fmt: skip
             for port in layer.outputs:
-                flowing[id(port)] = _declared(port)
+                flowing[id(port)] = _trusted(port)
             continue
 
         label = f"{op_class.type}-{op_class.version}"
@@ -114,17 +125,17 @@ def infer_graph(graph, emit) -> tuple[int, int]:
         if outputs is None:
             trusted += 1
             for port in layer.outputs:
-                flowing[id(port)] = _declared(port)
+                flowing[id(port)] = _trusted(port)
                 if input_causes:
                     causes[id(port)] = input_causes[0]
             continue
         checked += 1
-        declared_inputs = None
-        for port, info in zip(layer.outputs, outputs):
+        declared_outputs = None
+        for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
             if info.value is None and op.can_evaluate:
                 info.value = _fold(op, inputs, info)
-            problem = _compare(op, port, info)
-            if problem is None:
+            problems = _compare(op, port, info)
+            if not problems:
                 port.inferred_shape = info.shape.merge(port.declared_shape) or info.shape
                 port.inferred_type = info.element_type
                 flowing[id(port)] = TensorInfo(port.inferred_shape, info.element_type, info.value)
@@ -133,32 +144,27 @@ def infer_graph(graph, emit) -> tuple[int, int]:
                 continue
             port.inferred_shape, port.inferred_type = info.shape, info.element_type
             flowing[id(port)] = info
-            code, message = problem
-            if input_causes:
-                if declared_inputs is None:
-                    declared_inputs = _reinfer_declared(op_class, layer, producers, inputs)
-                follows = declared_inputs is not None and _consistent(
-                    port, declared_inputs, outputs, info
-                )
-                if follows:
-                    cause = input_causes[0]
-                    cause.notes.append(f"follow-on: line {port.line}: {message}")
-                    causes[id(port)] = cause
-                    continue
-            diagnostic = emit(code, message, layer=layer, line=port.line, port=port, op=label,
-                              hint=_mismatch_hint(port, info, code))  # fmt: skip
-            causes[id(port)] = diagnostic
+            for code, message in problems:
+                if input_causes:
+                    # A declaration that merely follows from an earlier mistake (it is what the
+                    # producers' declarations would give) is a note under that mistake.
+                    if declared_outputs is None:
+                        declared_outputs = _reinfer_declared(op_class, layer, producers, inputs)
+                    if _follows(code, port, declared_outputs, index):
+                        cause = input_causes[0]
+                        cause.notes.append(f"follow-on: line {port.line}: {message}")
+                        causes.setdefault(id(port), cause)
+                        continue
+                diagnostic = emit(code, message, layer=layer, line=port.line, port=port,
+                                  op=label, hint=_mismatch_hint(port, info, code))  # fmt: skip
+                causes.setdefault(id(port), diagnostic)
     return checked, trusted
 
 
-def _version_known(layer) -> bool:
-    return layer.version is None or layer.opset is not None
-
-
 def _unknown_message(layer) -> str:
-    if layer.version is not None and layer.opset is None:
-        return (f"{layer.describe()}: version {layer.version!r} is not an opset irrun knows; "
-                "not checked, declared dims trusted")  # fmt: skip
+    if not opset_exists(layer):
+        return (f"{layer.describe()}: version {layer.version!r} is not an opset OpenVINO has "
+                f"(opset1 to opset{LATEST_OPSET}); not checked, declared dims trusted")  # fmt: skip
     if resolve(layer.type, None) is not None:
         return (f"{layer.describe()}: {layer.type} does not exist in {layer.version}; not checked, "
                 "declared dims trusted")  # fmt: skip
@@ -177,6 +183,8 @@ def _infer(op, layer, inputs, producers, context):
         )
         context.error("input-count", f"{op.describe()} takes {wanted} input(s), but the layer "
                       f"has {count}", hint="check the layer's <input> ports and edges")  # fmt: skip
+        return None
+    if op.incomplete:
         return None
     outputs = op.infer(inputs)
     if outputs is None:
@@ -201,23 +209,26 @@ def _fold(op, inputs, info):
     return values[0] if values else None
 
 
-def _compare(op, port, info):
-    """``(code, message)`` when the declared port disagrees with the inferred info, else None."""
+def _compare(op, port, info) -> list[tuple[str, str]]:
+    """``(code, message)`` for each way the declared port disagrees with the inferred info."""
+    problems = []
     declared, inferred = port.declared_shape, info.shape
-    source = "its shape attribute says" if op.type == "Parameter" else "its inputs give"
-    why = f" ({info.why})" if info.why and op.type != "Parameter" else ""
+    parameter = op.type == "Parameter"
+    source = "its shape attribute says" if parameter else "its inputs give"
+    why = f" ({info.why})" if info.why and not parameter else ""
     head = f"{op.describe()} output port {port.id} declares"
     if inferred.rank_is_static and declared.rank_is_static and declared.rank != inferred.rank:
-        return ("rank-mismatch", f"{head} rank {declared.rank} {declared}, but {source} rank "
-                f"{inferred.rank} {inferred}{why}")  # fmt: skip
-    if not declared.compatible(inferred):
-        return ("shape-mismatch", f"{head} {declared}, but {source} {inferred}{why}")
+        problems.append(("rank-mismatch", f"{head} rank {declared.rank} {declared}, but "
+                         f"{source} rank {inferred.rank} {inferred}{why}"))  # fmt: skip
+    elif not declared.compatible(inferred):
+        problems.append(("shape-mismatch", f"{head} {declared}, but {source} {inferred}{why}"))
     etype = port.element_type
     if etype is not None and etype.name != "dynamic" and info.element_type.name != "dynamic":
         if etype != info.element_type:
-            return ("type-mismatch", f"{head} precision {port.precision} ({etype}), but "
-                    f"{source} {info.element_type}")  # fmt: skip
-    return None
+            source = "its element_type attribute says" if parameter else "its inputs give"
+            problems.append(("type-mismatch", f"{head} precision {port.precision} ({etype}), "
+                             f"but {source} {info.element_type}"))  # fmt: skip
+    return problems
 
 
 def _mismatch_hint(port, info, code) -> str:
@@ -230,9 +241,12 @@ def _mismatch_hint(port, info, code) -> str:
 
 
 def _reinfer_declared(op_class, layer, producers, inputs):
-    """What the op would give if the producers' declarations were true (None if it cannot say)."""
+    """What the op would give if the producers' declarations (dims and precisions) were true;
+    ``None`` if it cannot say."""
     declared = [
-        TensorInfo(p.declared_shape, info.element_type, info.value) if p is not None else info
+        TensorInfo(p.declared_shape, p.element_type or info.element_type, info.value)
+        if p is not None
+        else info
         for p, info in zip(producers, inputs)
     ]
     try:
@@ -241,13 +255,16 @@ def _reinfer_declared(op_class, layer, producers, inputs):
         return None
 
 
-def _consistent(port, declared_outputs, outputs, info) -> bool:
-    index = outputs.index(info)
-    if index >= len(declared_outputs):
+def _follows(code, port, declared_outputs, index) -> bool:
+    """True when ``port``'s declaration matches what the declared inputs give (for ``code``)."""
+    if declared_outputs is None or index >= len(declared_outputs):
         return False
-    expected = declared_outputs[index].shape
-    return Shape(port.declared_shape).compatible(expected) and (
-        not expected.rank_is_static or port.declared_shape.rank == expected.rank
+    expected = declared_outputs[index]
+    if code == "type-mismatch":
+        return expected.element_type.name == "dynamic" or expected.element_type == port.element_type
+    shape = expected.shape
+    return port.declared_shape.compatible(shape) and (
+        not shape.rank_is_static or port.declared_shape.rank == shape.rank
     )
 
 

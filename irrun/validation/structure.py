@@ -96,13 +96,14 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                     layer=layer,
                 )
         if layer.type.lower() in _SUBGRAPH_OPS and layer.bodies:
-            body_size = sum(len(body.layers) for body in layer.bodies.values())
+            bodies = ", ".join(f"{tag} ({len(body.layers)} layers)"
+                               for tag, body in layer.bodies.items())  # fmt: skip
             emit(
                 "subgraph-not-checked",
-                f"{layer.describe()} has a body of {body_size}"
-                " layers, which irrun keeps but does not check yet; its declared output dims are "
-                "trusted",
+                f"{layer.describe()} has {bodies}, which irrun keeps but does not check yet; "
+                "its declared output dims are trusted",
                 layer=layer,
+                hint="check the body separately, or trust it",
             )
 
     cycle = find_cycle(graph)

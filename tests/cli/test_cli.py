@@ -81,7 +81,7 @@ def test_validate_declared_48_exits_1_with_the_arithmetic():
         "port 0 declares [1,48,50,50], but its inputs give [1,56,50,50] (axis 1: 8 + 16 + 32 = 56)"
     )
     assert result.output.splitlines()[-1].endswith(
-        "1 error, 0 warnings; 1 layers checked, 0 trusted"
+        "1 error, 0 warnings; 1 layer checked, 0 trusted"
     )
 
 
