@@ -23,7 +23,7 @@ from irrun.ops.base import OpContext
 from irrun.ops.registry import resolve_layer
 from irrun.shape import Shape
 
-__all__ = ["run", "steps", "Step", "tensor_name"]
+__all__ = ["run", "steps", "Step", "Results", "tensor_name"]
 
 
 @dataclass
@@ -48,6 +48,15 @@ class Step:
         shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.outputs)
         took = f"{self.seconds * 1e3:.2f} ms"
         return f"<Step {self.layer.describe()} -> {shapes or 'nothing'} ({took})>"
+
+
+class Results(dict):
+    """The arrays :func:`run` returns, keyed by name; a dict that renders as a table in Jupyter."""
+
+    def _repr_html_(self) -> str:
+        from irrun.render.html import arrays_html
+
+        return arrays_html(self)
 
 
 def tensor_name(port) -> str:
@@ -108,7 +117,7 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
     if stop_after is not None and last is not None:
         results.update(last.tensors)
     # Model outputs first, in model order, then the rest.
-    ordered = {o.name: results[o.name] for o in model.outputs if o.name in results}
+    ordered = Results((o.name, results[o.name]) for o in model.outputs if o.name in results)
     ordered.update(results)
     return ordered
 

@@ -256,6 +256,11 @@ class Layer:
         except KeyError:
             raise self._bad_value(name, text, "an element type such as f32, i64 or boolean")
 
+    def _repr_html_(self) -> str:
+        from irrun.render.html import layer_html
+
+        return layer_html(self)
+
     # -- values ---------------------------------------------------------------------------
     @property
     def value(self):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-__all__ = ["model_html", "report_html"]
+__all__ = ["model_html", "report_html", "layer_html", "arrays_html"]
 
 _STYLE = "border-collapse:collapse;font-family:monospace;font-size:12px"
 _SEVERITY_COLORS = {"error": "#c62828", "warning": "#ef6c00"}
@@ -61,3 +61,42 @@ def report_html(report) -> str:
     summary = escape(report.summary())
     table = _table(["severity", "code", "line", "layer", "message"], rows)
     return f"<div>{table}<p>{summary}</p></div>"
+
+
+def layer_html(layer) -> str:
+    """A layer's identity, attributes and ports (declared and inferred shapes) as HTML."""
+    title = (
+        f"<b>{escape(layer.describe())}</b> version {escape(str(layer.version))}, line {layer.line}"
+    )
+    attributes = [(escape(k), escape(v)) for k, v in layer.attributes.items()]
+    ports = [
+        (
+            escape(port.direction),
+            str(port.id),
+            escape(str(port.element_type or "?")),
+            escape(str(port.declared_shape)),
+            escape(str(port.inferred_shape) if port.inferred_shape is not None else "-"),
+            escape(", ".join(port.names)),
+        )
+        for port in layer.inputs + layer.outputs
+    ]
+    parts = [title]
+    if attributes:
+        parts.append(_table(["attribute", "value"], attributes))
+    parts.append(_table(["port", "id", "type", "declared", "inferred", "names"], ports))
+    return "<div>" + "".join(parts) + "</div>"
+
+
+def arrays_html(arrays: dict) -> str:
+    """Named arrays (run results) as a table: name, dtype, shape and a short preview."""
+    import numpy as np
+
+    rows = []
+    for name, array in arrays.items():
+        with np.printoptions(threshold=24, edgeitems=3, precision=4):
+            preview = np.array2string(np.asarray(array), separator=", ")
+        if len(preview) > 200:
+            preview = preview[:200] + " ..."
+        rows.append((escape(name), escape(str(array.dtype)), escape(str(list(array.shape))),
+                     f"<pre style='margin:0'>{escape(preview)}</pre>"))  # fmt: skip
+    return f"<div>{_table(['name', 'dtype', 'shape', 'values'], rows)}</div>"
