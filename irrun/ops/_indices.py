@@ -33,6 +33,24 @@ def first_bad_index(values, low: int, high: int):
     return tuple(int(p) for p in position), int(values[position]), int(bad.sum())
 
 
+def warn_negative(op: Op, values, allowed: str, behaviour: str, newer: str) -> None:
+    """Warn (``index-range``) about the first negative constant index for an op version whose
+    spec allows only non-negative indices."""
+    import numpy as np
+
+    negative = values < 0
+    if not negative.any():
+        return
+    position = np.unravel_index(int(np.argmax(negative)), values.shape)
+    op.context.warning(
+        "index-range",
+        f"{op.describe()}: negative index {int(values[position])} at "
+        f"{[int(p) for p in position]}; the {op.label} spec allows only {allowed} ({behaviour})",
+        port=op.input_port(1),
+        hint=f"use {newer}, which defines negative indices",
+    )
+
+
 def batch_dims_merge(op: Op, data, indices, batch: int):
     """Merge the first ``batch`` dims of data and indices, reporting ``input-dims`` on conflict."""
     merged = []

@@ -11,7 +11,12 @@ is undefined, so irrun refuses to run it.
 
 from __future__ import annotations
 
-from irrun.ops._indices import batch_dims_merge, check_index_type, first_bad_index
+from irrun.ops._indices import (
+    batch_dims_merge,
+    check_index_type,
+    first_bad_index,
+    warn_negative,
+)
 from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -139,16 +144,10 @@ class _Gather(Op):
                     port=self.input_port(1),
                     hint='use Gather-8 (version="opset8"), which defines zeros for them',
                 )
-        elif self.version < 8 and (values < 0).any():
-            position = np.unravel_index(int(np.argmax(values < 0)), values.shape)
-            self.context.warning(
-                "index-range",
-                f"{self.describe()}: negative index {int(values[position])} at "
-                f"{[int(p) for p in position]}; the {self.label} spec allows only [0, {s - 1}] "
-                "(OpenVINO's reference wraps it, its CPU plugin gives 0)",
-                port=self.input_port(1),
-                hint='use Gather-8 (version="opset8"), which defines negative indices',
-            )
+        elif self.version < 8:
+            warn_negative(self, values, f"[0, {s - 1}]",
+                          "OpenVINO's reference wraps them, its CPU plugin gives 0",
+                          'Gather-8 (version="opset8")')  # fmt: skip
 
     def evaluate(self, inputs):
         """``irrun.kernels.gather`` with this version's out-of-range policy."""

@@ -10,7 +10,12 @@ indices wrap; out of range is unspecified, so irrun refuses to run it.
 
 from __future__ import annotations
 
-from irrun.ops._indices import batch_dims_merge, check_index_type, first_bad_index
+from irrun.ops._indices import (
+    batch_dims_merge,
+    check_index_type,
+    first_bad_index,
+    warn_negative,
+)
 from irrun.ops.base import Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -114,16 +119,10 @@ class _GatherND(Op):
                     f"[{-size}, {size - 1}]",
                 )
                 return
-        if self.version < 8 and (values < 0).any():
-            position = np.unravel_index(int(np.argmax(values < 0)), values.shape)
-            self.context.warning(
-                "index-range",
-                f"{self.describe()}: negative index {int(values[position])} at "
-                f"{[int(p) for p in position]}; the {self.label} spec allows only non-negative "
-                "indices (OpenVINO's CPU plugin wraps them, as irrun does)",
-                port=self.input_port(1),
-                hint='use GatherND-8 (version="opset8"), which defines negative indices',
-            )
+        if self.version < 8:
+            warn_negative(self, values, "non-negative indices",
+                          "OpenVINO's CPU plugin wraps them, as irrun does",
+                          'GatherND-8 (version="opset8")')  # fmt: skip
 
     def evaluate(self, inputs):
         """``irrun.kernels.gather_nd`` (out-of-range indices are an error)."""
