@@ -19,6 +19,15 @@ class Parameter(Op):
         super().__init__(layer, context)
         self.shape = Shape.dynamic_rank()
         self.element_type = DYNAMIC_TYPE
+        if layer.data_line is None and not layer.attributes:
+            context.error(
+                "missing-attribute",
+                f"{self.describe()} has no <data> element; OpenVINO refuses such a Parameter "
+                '("Layer data must be defined")',
+                hint='add <data shape="..." element_type="..."/> to the layer',
+            )
+            self.incomplete = True
+            return
         if "shape" not in layer.attributes:
             context.warning(
                 "missing-attribute",
