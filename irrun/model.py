@@ -416,11 +416,14 @@ class Graph:
     def topological_order(self) -> list[Layer]:
         """Layers in an order where producers come before consumers.
 
-        Raises ``IRFormatError`` if the graph has a cycle.
+        Raises ``IRFormatError`` if the graph has a cycle. The order is computed once.
         """
-        from irrun.ir.graph_order import topological_layers
+        order = self.__dict__.get("_order")
+        if order is None:
+            from irrun.ir.graph_order import topological_layers
 
-        return topological_layers(self)
+            order = self._order = topological_layers(self)
+        return list(order)
 
     def __iter__(self):
         return iter(self.layers)

@@ -224,7 +224,7 @@ class Shape:
 
     def compatible(self, other: Shape) -> bool:
         """True when both shapes can describe the same tensor."""
-        if self is other or self.dims is None or other.dims is None:
+        if self is other or self.dims is None or other.dims is None or self.dims == other.dims:
             return True
         return len(self.dims) == len(other.dims) and all(
             a.compatible(b) for a, b in zip(self.dims, other.dims)
@@ -264,7 +264,7 @@ class Shape:
         if self.dims is None:
             raise TypeError("shape [...] has a dynamic rank")
         if isinstance(index, slice):
-            return Shape(self.dims[index])
+            return _shape_of_dims(self.dims[index])
         return self.dims[index]
 
     def __eq__(self, other) -> bool:
@@ -287,6 +287,13 @@ class Shape:
 
 
 _DYNAMIC_RANK = Shape(None)
+
+
+def _shape_of_dims(dims: tuple) -> Shape:
+    """A Shape from a tuple already made of Dim objects (no checks: internal use)."""
+    shape = object.__new__(Shape)
+    object.__setattr__(shape, "dims", dims)
+    return shape
 
 
 @lru_cache(maxsize=8192)

@@ -11,7 +11,7 @@ is the one that predicts what the kernel produces.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from irrun.element_types import ELEMENT_TYPES, ElementType
 from irrun.errors import IRError
@@ -34,15 +34,19 @@ class TensorInfo:
         Its element type (``dynamic`` when unknown).
     value : numpy.ndarray or None
         Its value, when it is a constant (or folded from constants).
-    why : str
-        How an op computed the shape, shown in messages (``axis 1: 8 + 16 + 32 = 56``).
+    why : str or callable
+        How an op computed the shape, shown in messages (``axis 1: 8 + 16 + 32 = 56``); a
+        callable returning that text when building it costs more than it is worth up front.
     """
 
     shape: Shape
     element_type: ElementType = DYNAMIC_TYPE
     value: object = None
-    why: str = ""
-    tainted: bool = field(default=False, repr=False)
+    why: object = ""
+
+    def explain(self) -> str:
+        """The ``why`` text."""
+        return self.why() if callable(self.why) else self.why
 
 
 class OpContext:

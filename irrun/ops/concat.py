@@ -94,10 +94,10 @@ class Concat(Op):
                     return None
                 merged = joined
             out.append(merged)
-        terms = " + ".join(str(d) for d in axis_dims)
-        if len(known) < len(inputs):
-            terms += " + ?"
-        why = f"axis {self.axis}: {terms} = {out[axis]}"
+        unknown = " + ?" if len(known) < len(inputs) else ""
+        why = lambda: (  # noqa: E731  (messages are built only when one is shown)
+            f"axis {self.axis}: {' + '.join(str(d) for d in axis_dims)}{unknown} = {out[axis]}"
+        )
         return [TensorInfo(Shape(out), etype, why=why)]
 
     def evaluate(self, inputs):

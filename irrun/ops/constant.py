@@ -118,11 +118,24 @@ class Constant(Op):
         if self.ok:
             cheap = not self.element_type.is_sub_byte and self.element_type.name != "string"
             if cheap or self.shape.element_count() <= FOLD_LIMIT:
-                try:
-                    value = self.layer.graph.model.constant(self.layer)
-                except IRError as exc:
-                    self.context.error("const-size", exc.message)
+                value = self._decode()
         return [TensorInfo(self.shape, self.element_type, value, why="the Const's shape")]
+
+    def _decode(self):
+        """Decode the (already checked) bytes once; the model caches the array."""
+        from irrun.ir.weights import decode_const
+
+        model = self.layer.graph.model
+        cached = model._constants.get(id(self.layer))
+        if cached is None:
+            try:
+                cached = decode_const(self.element_type, self.shape.to_tuple(), self.offset,
+                                      self.size, model.weights)  # fmt: skip
+            except IRError as exc:
+                self.context.error("const-size", f"{self.describe()}: {exc.message}")
+                return None
+            model._constants[id(self.layer)] = cached
+        return cached
 
     def evaluate(self, inputs):
         """The Const's value (a read-only view of the memory-mapped weights)."""

@@ -110,12 +110,12 @@ class _Gather(Op):
         middle = indices.shape[batch:]
         tail = data.shape[axis_n + 1 :]
         out = Shape(list(head) + list(middle) + list(tail))
-        why = (
+        self._check_index_values(indices, data.shape[axis_n], axis)
+        why = lambda: (  # noqa: E731  (messages are built only when one is shown)
             f"data {data.shape}, indices {indices.shape}, axis {axis}, batch_dims "
             f"{self.batch_dims}: data[:{axis_n}] + indices[{batch}:] + data[{axis_n + 1}:] = "
             f"{head} + {middle} + {tail} = {out}"
         )
-        self._check_index_values(indices, data.shape[axis_n], axis)
         return [TensorInfo(out, data.element_type, why=why)]
 
     def _check_index_values(self, indices, size: Dim, axis):

@@ -72,7 +72,7 @@ class GatherElements(Op):
                 return None
             out.append(joined)
         shape = Shape(out)
-        why = (
+        why = lambda: (  # noqa: E731  (messages are built only when one is shown)
             f"data {data.shape}, indices {indices.shape}, axis {self.axis}: indices' shape {shape}"
         )
         if data.shape.rank_is_static and data.shape[axis].is_static and indices.value is not None:

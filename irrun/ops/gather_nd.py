@@ -92,7 +92,7 @@ class _GatherND(Op):
             head = Shape(merged + list(indices.shape[b : q - 1]))
             formula = f"indices[:{q - 1}] + data[{b + k}:]"
         out = Shape(list(head) + list(tail))
-        why = (
+        why = lambda: (  # noqa: E731  (messages are built only when one is shown)
             f"data {data.shape}, indices {indices.shape}, batch_dims {b}, k = {k}: {formula} = "
             f"{head} + {tail} = {out}"
         )

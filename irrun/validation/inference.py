@@ -215,20 +215,30 @@ def _compare(op, port, info) -> list[tuple[str, str]]:
     declared, inferred = port.declared_shape, info.shape
     parameter = op.type == "Parameter"
     source = "its shape attribute says" if parameter else "its inputs give"
-    why = f" ({info.why})" if info.why and not parameter else ""
-    head = f"{op.describe()} output port {port.id} declares"
     if inferred.rank_is_static and declared.rank_is_static and declared.rank != inferred.rank:
+        why, head = _why(info, parameter), _head(op, port)
         problems.append(("rank-mismatch", f"{head} rank {declared.rank} {declared}, but "
                          f"{source} rank {inferred.rank} {inferred}{why}"))  # fmt: skip
     elif not declared.compatible(inferred):
+        why, head = _why(info, parameter), _head(op, port)
         problems.append(("shape-mismatch", f"{head} {declared}, but {source} {inferred}{why}"))
     etype = port.element_type
     if etype is not None and etype.name != "dynamic" and info.element_type.name != "dynamic":
         if etype != info.element_type:
+            head = _head(op, port)
             source = "its element_type attribute says" if parameter else "its inputs give"
             problems.append(("type-mismatch", f"{head} precision {port.precision} ({etype}), "
                              f"but {source} {info.element_type}"))  # fmt: skip
     return problems
+
+
+def _head(op, port) -> str:
+    return f"{op.describe()} output port {port.id} declares"
+
+
+def _why(info, parameter: bool) -> str:
+    text = "" if parameter else info.explain()
+    return f" ({text})" if text else ""
 
 
 def _mismatch_hint(port, info, code) -> str:

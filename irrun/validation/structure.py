@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irrun.errors import IRFormatError
 from irrun.ir.graph_order import find_cycle
 
 __all__ = ["check_structure"]
@@ -106,7 +107,11 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                 hint="check the body separately, or trust it",
             )
 
-    cycle = find_cycle(graph)
+    try:
+        graph.topological_order()
+        cycle = []
+    except IRFormatError:
+        cycle = find_cycle(graph)
     if cycle:
         path = " -> ".join(f"{i} {first_seen[i].name!r}" for i in cycle)
         emit(
