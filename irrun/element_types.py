@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one instance per type: identity is equality
 class ElementType:
     """One OpenVINO element type.
 

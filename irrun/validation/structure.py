@@ -28,6 +28,8 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             continue
         first_seen[layer.id] = layer
         for direction, ports in (("input", layer.inputs), ("output", layer.outputs)):
+            if len({port.id for port in ports}) == len(ports):
+                continue
             seen: dict[int, object] = {}
             for port in ports:
                 if port.id in seen:
