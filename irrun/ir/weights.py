@@ -40,8 +40,14 @@ class Weights:
         if self.size == 0:
             self._buffer = b""
             return
-        with open(path, "rb") as handle:
-            self._buffer = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        # O_NONBLOCK: a path swapped for a FIFO after the check must not block the open.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            self._buffer = mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:
+            raise WeightsError(f"cannot map weights file {path!r}: {exc}", file=path) from None
+        finally:
+            os.close(descriptor)
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "<bytes>") -> Weights:
