@@ -4,6 +4,7 @@ own modules and import the library only when they run (``irrun --help`` stays fa
 from __future__ import annotations
 
 import click
+from irrun.cli.compare_cmd import compare_command
 from irrun.cli.execute_cmd import execute_command
 from irrun.cli.inspect_cmd import inspect_command
 from irrun.cli.validate_cmd import validate_command
@@ -33,3 +34,4 @@ def main():
 main.add_command(inspect_command)
 main.add_command(validate_command)
 main.add_command(execute_command)
+main.add_command(compare_command)

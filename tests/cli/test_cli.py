@@ -22,12 +22,12 @@ def invoke(*args):
 def test_help_lists_every_command_and_exit_codes():
     result = invoke("--help")
     assert result.exit_code == 0
-    for command in ("inspect", "validate", "execute"):
+    for command in ("inspect", "validate", "execute", "compare"):
         assert command in result.output
     assert "2  unusable input" in result.output
 
 
-@pytest.mark.parametrize("command", ["inspect", "validate", "execute"])
+@pytest.mark.parametrize("command", ["inspect", "validate", "execute", "compare"])
 def test_every_subcommand_has_complete_help(command):
     result = invoke(command, "--help")
     assert result.exit_code == 0
@@ -158,4 +158,5 @@ def test_wheel_holds_every_cli_module(tmp_path):
     expected = {f"irrun/cli/{p.name}" for p in (ROOT / "cli").glob("*.py")}
     assert expected <= names
     assert not any(name.startswith("cli/") for name in names)
-    assert "irrun/ops/gather.py" in names and "irrun/kernels/gather.py" in names
+    for package in ("ir", "ops", "kernels", "validation", "render", "compare"):
+        assert f"irrun/{package}/__init__.py" in names

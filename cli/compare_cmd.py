@@ -1,0 +1,96 @@
+"""``irrun compare``: run a model with irrun and with OpenVINO and compare every tensor."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from irrun.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_UNUSABLE,
+    format_option,
+    handle_errors,
+    load_models,
+    model_argument,
+    weights_option,
+)
+
+
+@click.command("compare")
+@model_argument
+@weights_option
+@click.option(
+    "--inputs",
+    "inputs_path",
+    metavar="DATA.npz",
+    required=True,
+    type=click.Path(dir_okay=True),
+    help="Input arrays in an .npz, keyed by Parameter name or tensor name (as for execute).",
+)
+@format_option
+@handle_errors
+def compare_command(model, weights, inputs_path, output_format):
+    """Run MODEL.xml with irrun and with OpenVINO's CPU plugin on the inputs in DATA.npz and
+    compare every layer output bit for bit.
+
+    OpenVINO reads the same files; every output of every layer (Parameters,
+    Constants and Results aside) becomes a model output, and tensors are
+    matched by layer name and output index. NaN payloads count, and -0.0
+    differs from 0.0. Each port's inferred shape and element type is also
+    compared with OpenVINO's.
+
+    One line per tensor, FILE:LINE: LAYER output port N: VERDICT, where
+    VERDICT is one of:
+
+    \b
+      match
+      DIFFERS: N of M elements differ, first at [i,j]: both values;
+               max abs diff, max ULP (floats)
+      DIFFERS downstream of LAYER: an input already differed
+      known CPU deviation: WHAT: OpenVINO's CPU plugin departs from the
+               spec here (Gather-1/-7 negative indices, Gather-8 out-of-range
+               indices on 1-D integer data, i64/u64 beyond int32, f64, Gather
+               batch_dims on a single batch, GatherND with empty index tuples,
+               f16 signalling NaNs, f32 Const subnormals)
+      not compared: WHY
+
+    then a summary line naming the first divergence. --format json gives
+    the same as an object (schema irrun.compare/1).
+
+    Needs the optional openvino package: pip install 'irrun[openvino]'.
+    OpenVINO runs in a child process, so a crash of its plugin is reported
+    rather than ending irrun.
+
+    Exits 0 when every tensor matches or differs only through a known CPU
+    deviation, 1 when irrun and OpenVINO disagree otherwise (values,
+    shapes or element types; irrun or OpenVINO failing on the model counts
+    too), 2 when openvino is not installed or the model or inputs cannot
+    be used.
+    """
+    from irrun.compare import OpenVINONotInstalled, compare, require_openvino
+
+    try:
+        require_openvino()
+    except OpenVINONotInstalled as exc:
+        click.echo(f"irrun: error: {exc}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    models = load_models(model, weights)
+    if len(models) > 1:
+        from irrun.errors import FragmentError
+
+        raise FragmentError(
+            f"{model} holds {len(models)} separate snippets; compare runs one full IR model",
+            file=model,
+        )
+    try:
+        comparison = compare(models[0], inputs_path)
+    except OpenVINONotInstalled as exc:
+        click.echo(f"irrun: error: {exc}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    if output_format == "json":
+        click.echo(json.dumps(comparison.to_dict(), indent=2))
+    else:
+        click.echo(comparison.to_text())
+    sys.exit(EXIT_OK if comparison.ok else EXIT_PROBLEMS)

@@ -1,0 +1,287 @@
+"""The result of a comparison: one :class:`TensorComparison` per tensor, and the whole
+:class:`Comparison` with its text, JSON and HTML forms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from irrun.compare.common import (
+    DIFFERS,
+    DOWNSTREAM,
+    KNOWN,
+    MATCH,
+    NOT_COMPARED,
+    _json_number,
+    _location,
+    _number,
+)
+
+
+@dataclass
+class TensorComparison:
+    """One layer output, as irrun and OpenVINO computed it.
+
+    ``status`` is ``"match"``, ``"differs"`` (a first divergence nothing known explains),
+    ``"downstream"`` (differs because an input already differed; ``cause`` names where the
+    difference started), ``"known-deviation"`` (``deviation`` names the CPU-plugin behaviour)
+    or ``"not-compared"`` (``reason`` says why). For a tensor that differs, ``differing`` counts
+    the elements whose bits differ, ``first_index`` is the first of them in C order, with both
+    values as printed, ``max_abs_diff`` is the largest ``|irrun - OpenVINO|`` among pairs
+    without NaN, ``max_ulp`` the largest distance in units in the last place (floats, from their
+    integer views; NaN pairs excluded) and ``nan_mismatches`` counts NaN against a number.
+    ``inferred_shape``/``element_type`` are irrun's inference for the port,
+    ``openvino_shape``/``openvino_type`` OpenVINO's after ``read_model``.
+    """
+
+    tensor: str
+    layer: str
+    layer_id: int
+    layer_name: str
+    layer_type: str
+    op: str
+    port: int
+    output_index: int
+    line: int | None
+    status: str
+    deviation: str | None = None
+    cause: str | None = None
+    reason: str | None = None
+    elements: int | None = None
+    differing: int | None = None
+    first_index: tuple | None = None
+    irrun_value: str | None = None
+    openvino_value: str | None = None
+    max_abs_diff: float | int | None = None
+    max_ulp: int | None = None
+    nan_mismatches: int | None = None
+    inferred_shape: str | None = None
+    openvino_shape: str | None = None
+    element_type: str | None = None
+    openvino_type: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``layer 4 'cat' (Concat) output port 2``."""
+        return f"{self.layer} output port {self.port}"
+
+    @property
+    def shape_agrees(self) -> bool | None:
+        """Whether irrun's inferred shape is OpenVINO's (``None``: OpenVINO has no such port)."""
+        return None if self.openvino_shape is None else self.inferred_shape == self.openvino_shape
+
+    @property
+    def type_agrees(self) -> bool | None:
+        """Whether irrun's inferred element type is OpenVINO's (``None``: not known)."""
+        if self.openvino_type is None or self.element_type is None:
+            return None
+        return self.element_type == self.openvino_type
+
+    @property
+    def values_differ(self) -> bool:
+        """True for every status but ``match`` and ``not-compared``."""
+        return self.status in (DIFFERS, DOWNSTREAM, KNOWN)
+
+    def details(self) -> str:
+        """The numbers: ``1 of 12 elements differ, first at [0,4]: irrun 6.0, ...``."""
+        if self.differing is None:
+            return self.reason or ""
+        index = "[" + ",".join(map(str, self.first_index)) + "]"
+        text = (
+            f"{self.differing} of {self.elements} element{'' if self.elements == 1 else 's'} "
+            f"differ, first at {index}: irrun {self.irrun_value}, OpenVINO {self.openvino_value}"
+        )
+        if self.max_abs_diff is not None:
+            text += f"; max abs diff {_number(self.max_abs_diff)}"
+        if self.max_ulp is not None:
+            text += f", max ULP {self.max_ulp}"
+        if self.nan_mismatches:
+            text += f"; {self.nan_mismatches} NaN against a number"
+        if self.max_abs_diff == 0 and not self.nan_mismatches:
+            text += " (bits only: -0.0 against 0.0 or NaN payloads)"
+        return text
+
+    def shape_text(self) -> str:
+        """``""``, or what irrun and OpenVINO infer when they disagree on the port."""
+        parts = []
+        if self.shape_agrees is False:
+            parts.append(
+                f"shape DIFFERS: irrun infers {self.inferred_shape}, OpenVINO {self.openvino_shape}"
+            )
+        if self.type_agrees is False:
+            parts.append(
+                f"element type DIFFERS: irrun infers {self.element_type}, "
+                f"OpenVINO {self.openvino_type}"
+            )
+        return "; ".join(parts)
+
+    def verdict(self) -> str:
+        """The status as one phrase with its numbers (a line of :meth:`Comparison.to_text`)."""
+        if self.status == MATCH:
+            text = "match"
+        elif self.status == DIFFERS:
+            text = f"DIFFERS: {self.details()}"
+        elif self.status == DOWNSTREAM:
+            text = f"DIFFERS downstream of {self.cause}: {self.details()}"
+        elif self.status == KNOWN:
+            text = f"known CPU deviation: {self.deviation}; {self.details()}"
+        else:
+            text = f"not compared: {self.reason}"
+        shapes = self.shape_text()
+        return f"{text}; {shapes}" if shapes else text
+
+    def to_dict(self) -> dict:
+        """The JSON form (one entry of ``tensors`` in ``irrun compare --format json``)."""
+        return {
+            "tensor": self.tensor,
+            "layer": {"id": self.layer_id, "name": self.layer_name, "type": self.layer_type,
+                      "op": self.op},
+            "port": self.port,
+            "output_index": self.output_index,
+            "line": self.line,
+            "status": self.status,
+            "deviation": self.deviation,
+            "cause": self.cause,
+            "reason": self.reason,
+            "elements": self.elements,
+            "differing": self.differing,
+            "first_index": list(self.first_index) if self.first_index is not None else None,
+            "irrun_value": self.irrun_value,
+            "openvino_value": self.openvino_value,
+            "max_abs_diff": _json_number(self.max_abs_diff),
+            "max_ulp": self.max_ulp,
+            "nan_mismatches": self.nan_mismatches,
+            "inferred_shape": self.inferred_shape,
+            "openvino_shape": self.openvino_shape,
+            "shape_agrees": self.shape_agrees,
+            "element_type": self.element_type,
+            "openvino_type": self.openvino_type,
+            "type_agrees": self.type_agrees,
+        }  # fmt: skip
+
+
+@dataclass
+class Comparison:
+    """What :func:`compare` found: one :class:`TensorComparison` per layer output, in
+    execution order. ``irrun_error`` is set when irrun stopped part-way (the tensors it did not
+    compute are ``not-compared``)."""
+
+    file: str
+    device: str
+    openvino_version: str
+    tensors: list[TensorComparison] = field(default_factory=list)
+    irrun_error: str | None = None
+    irrun_error_line: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """No unexplained divergence: every tensor matches, differs only through a known CPU
+        deviation (or downstream of one), shapes and element types agree, and irrun ran."""
+        return (
+            self.irrun_error is None
+            and not any(t.status == DIFFERS for t in self.tensors)
+            and all(t.shape_agrees is not False for t in self.tensors)
+            and all(t.type_agrees is not False for t in self.tensors)
+        )
+
+    @property
+    def short_version(self) -> str:
+        """``2026.4.1`` of ``2026.4.1-22982-e213a147257-releases/2026/4``."""
+        return self.openvino_version.split("-")[0]
+
+    @property
+    def first_divergence(self) -> TensorComparison | None:
+        """The first tensor that differs with no known explanation, or ``None``."""
+        return next((t for t in self.tensors if t.status == DIFFERS), None)
+
+    def counts(self) -> dict[str, int]:
+        """Tensors per status, plus ``shape_mismatches`` (shape or element type)."""
+        counts = {status: 0 for status in (MATCH, DIFFERS, DOWNSTREAM, KNOWN, NOT_COMPARED)}
+        for tensor in self.tensors:
+            counts[tensor.status] += 1
+        counts["shape_mismatches"] = sum(
+            t.shape_agrees is False or t.type_agrees is False for t in self.tensors
+        )
+        return counts
+
+    def summary(self) -> str:
+        """``3 tensors: 2 match, 1 differs, ...; shapes agree``."""
+        counts = self.counts()
+        text = (
+            f"{len(self.tensors)} tensor{'' if len(self.tensors) == 1 else 's'}: "
+            f"{counts[MATCH]} match, "
+            f"{counts[DIFFERS]} differ{'s' if counts[DIFFERS] == 1 else ''}, "
+            f"{counts[DOWNSTREAM]} downstream, "
+            f"{counts[KNOWN]} known CPU deviation{'' if counts[KNOWN] == 1 else 's'}, "
+            f"{counts[NOT_COMPARED]} not compared; "
+        )
+        mismatches = counts["shape_mismatches"]
+        text += f"{mismatches} shape/type disagreement(s)" if mismatches else "shapes agree"
+        first = self.first_divergence
+        if first is not None:
+            text += f"; first divergence: {first.where} (line {first.line})"
+        return text
+
+    def to_text(self) -> str:
+        """One line per tensor (``FILE:LINE: layer ... output port N: verdict``), then the
+        summary line."""
+        lines = [f"{_location(self.file, t.line)}: {t.where}: {t.verdict()}" for t in self.tensors]
+        if self.irrun_error is not None:
+            where = _location(self.file, self.irrun_error_line)
+            lines.append(f"{where}: irrun stopped: {self.irrun_error}")
+        lines.append(
+            f"{self.file}: irrun vs OpenVINO {self.short_version} on {self.device}: "
+            f"{self.summary()}"
+        )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """The JSON form (``irrun compare --format json``, schema ``irrun.compare/1``)."""
+        return {
+            "schema": "irrun.compare/1",
+            "file": self.file,
+            "device": self.device,
+            "openvino_version": self.openvino_version,
+            "ok": self.ok,
+            "summary": {
+                "tensors": len(self.tensors),
+                **{key.replace("-", "_"): value for key, value in self.counts().items()},
+            },
+            "irrun_error": self.irrun_error,
+            "irrun_error_line": self.irrun_error_line,
+            "tensors": [t.to_dict() for t in self.tensors],
+        }
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        colors = {MATCH: "#2e7d32", DIFFERS: "#c62828", DOWNSTREAM: "#ef6c00", KNOWN: "#1565c0"}
+        cell = "<td style='padding:2px 8px'>{}</td>"
+        head = "".join(
+            f"<th style='text-align:left;padding:2px 8px'>{h}</th>"
+            for h in ("line", "layer", "port", "status", "verdict", "irrun shape", "OpenVINO shape")
+        )
+        rows = []
+        for t in self.tensors:
+            color = colors.get(t.status, "#333")
+            verdict = t.verdict() if t.status != MATCH or t.shape_text() else ""
+            values = (
+                str(t.line or ""),
+                escape(t.layer),
+                str(t.port),
+                f"<span style='color:{color};font-weight:bold'>{escape(t.status)}</span>",
+                escape(verdict),
+                escape(t.inferred_shape or ""),
+                escape(t.openvino_shape or ""),
+            )
+            rows.append("<tr>" + "".join(cell.format(v) for v in values) + "</tr>")
+        style = "border-collapse:collapse;font-family:monospace;font-size:12px"
+        table = (
+            f"<table style='{style}'><thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+        stopped = f"<p>irrun stopped: {escape(self.irrun_error)}</p>" if self.irrun_error else ""
+        title = escape(f"irrun vs OpenVINO {self.short_version} on {self.device}")
+        return f"<div><b>{title}</b>{table}{stopped}<p>{escape(self.summary())}</p></div>"
+
+    def __repr__(self) -> str:
+        return f"<Comparison {'ok' if self.ok else 'DIFFERS'}: {self.summary()}>"
