@@ -37,6 +37,8 @@ def inspect_command(model, weights, output_format):
 
 
 def _summary_text(summary, model) -> str:
+    from irrun.model import short_text
+
     if summary["fragment"]:
         first = model.layers[0].line if model.layers else "?"
         kind = f"fragment (layers from line {first})"
@@ -48,14 +50,16 @@ def _summary_text(summary, model) -> str:
     for title in ("inputs", "outputs"):
         lines.append(f"{title}:")
         entries = summary[title] or []
-        width = max((len(e["name"]) for e in entries), default=0)
-        for entry in entries:
+        names = [short_text(e["name"]) for e in entries]
+        width = max(map(len, names), default=0)
+        for name, entry in zip(names, entries):
             etype = entry["element_type"] or "?"
-            lines.append(f"  {entry['name']:<{width}}  {etype:<7} {entry['shape']}")
+            lines.append(f"  {name:<{width}}  {etype:<7} {entry['shape']}")
         if not entries:
             lines.append("  (none)")
     lines.append("layers:")
-    width = max((len(k) for k in summary["layer_counts"]), default=0)
-    for key, count in summary["layer_counts"].items():
+    keys = {short_text(key): count for key, count in summary["layer_counts"].items()}
+    width = max(map(len, keys), default=0)
+    for key, count in keys.items():
         lines.append(f"  {key:<{width}}  {count}")
     return "\n".join(lines)

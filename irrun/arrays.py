@@ -15,6 +15,7 @@ import zipfile
 import numpy as np
 
 from irrun.errors import InputFileError, InputValueError
+from irrun.model import short_text
 
 __all__ = ["load_npz", "match_inputs", "portable_array", "save_npz", "DEFAULT_MAX_BYTES"]
 
@@ -63,40 +64,58 @@ def load_npz(path, max_bytes: int = DEFAULT_MAX_BYTES) -> dict[str, np.ndarray]:
 def _read_member(archive, info, key, path, max_bytes) -> np.ndarray:
     from numpy.lib import format as npy
 
+    def refuse(message, error=InputFileError):
+        return error(f"array {short_text(key)!r} in {path!r} {message}", file=path)
+
     try:
         with archive.open(info) as stream:
             version = npy.read_magic(stream)
             reader = {(1, 0): npy.read_array_header_1_0, (2, 0): npy.read_array_header_2_0}
             if version not in reader:
-                raise ValueError(f"unsupported .npy version {version}")
+                raise refuse(f"is .npy version {version}, which irrun does not read")
             shape, fortran_order, dtype = reader[version](stream, max_header_size=10000)
             if dtype.hasobject:
-                raise InputValueError(
-                    f"array {key!r} in {path!r} holds Python objects; irrun never unpickles "
-                    "data. Save plain numeric, boolean or string arrays",
-                    file=path,
+                raise refuse(
+                    "holds Python objects; irrun never unpickles data. Save plain numeric, "
+                    "boolean or string arrays",
+                    InputValueError,
                 )
+            if dtype.itemsize == 0 or any(size < 0 for size in shape):
+                raise refuse(f"has an impossible header: shape {list(shape)} of {dtype}")
             count = 1
             for size in shape:
                 count *= size
             nbytes = count * dtype.itemsize
             if nbytes > max_bytes:
-                raise InputValueError(
-                    f"array {key!r} in {path!r} declares shape {list(shape)} of {dtype} "
-                    f"({nbytes:,} bytes), more than the {max_bytes:,} bytes irrun accepts",
-                    file=path,
+                raise refuse(
+                    f"declares shape {list(shape)} of {dtype} ({nbytes:,} bytes), more than the "
+                    f"{max_bytes:,} bytes irrun accepts",
+                    InputValueError,
                 )
-            data = stream.read(nbytes)
-            if len(data) != nbytes:
-                raise ValueError(f"the data stops after {len(data)} of {nbytes} bytes")
+            # Allocate first (a too-large array fails here, before any decompression), then
+            # read exactly the declared bytes: a zip bomb cannot inflate past them.
+            try:
+                array = np.empty(count, dtype=dtype)
+            except MemoryError:
+                raise refuse(
+                    f"needs {nbytes:,} bytes of memory for shape {list(shape)} of {dtype}, "
+                    "which are not available",
+                    InputValueError,
+                ) from None
+            view = memoryview(array.view(np.uint8))
+            filled = 0
+            while filled < nbytes:
+                got = stream.readinto(view[filled:])
+                if not got:
+                    raise refuse(f"stops after {filled:,} of its {nbytes:,} data bytes")
+                filled += got
+            array = array.reshape(shape, order="F" if fortran_order else "C")
     except (InputValueError, InputFileError):
         raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, RuntimeError) as exc:
-        raise InputFileError(
-            f"array {key!r} in {path!r} is not a valid .npy member: {exc}", file=path
-        ) from None
-    order = "F" if fortran_order else "C"
-    array = np.frombuffer(data, dtype=dtype, count=count).reshape(shape, order=order)
+    except MemoryError:
+        raise refuse("needs more memory than is available", InputValueError) from None
+    except Exception as exc:  # malformed headers raise ValueError, SyntaxError, TokenError...
+        raise refuse(f"is not a valid .npy member: {type(exc).__name__}: {exc}") from None
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
     return array
@@ -120,16 +139,18 @@ def match_inputs(model, given: dict) -> dict[int, np.ndarray]:
             missing.append(model_input)
             continue
         used.add(keys[0])
-        feeds[id(model_input.port)] = _check_input(model_input, keys[0], given[keys[0]])
+        feeds[id(model_input.port)] = _check_input(model_input, keys[0], given[keys[0]], model.file)
     unknown = sorted(set(given) - used)
     if missing or unknown:
         parts = []
         if missing:
-            listed = ", ".join(f"{i.name!r} ({i.element_type} {i.shape})" for i in missing)
+            listed = ", ".join(
+                f"{short_text(i.name)!r} ({i.element_type} {i.shape})" for i in missing
+            )
             parts.append(f"missing: {listed}")
         if unknown:
-            parts.append(f"unknown: {', '.join(map(repr, unknown))}")
-        expected = ", ".join(repr(i.name) for i in model.inputs) or "none"
+            parts.append(f"unknown: {', '.join(repr(short_text(k)) for k in unknown)}")
+        expected = ", ".join(repr(short_text(i.name)) for i in model.inputs) or "none"
         raise InputValueError(
             f"the inputs do not match the model ({'; '.join(parts)}); it expects {expected}",
             file=model.file,
@@ -137,7 +158,7 @@ def match_inputs(model, given: dict) -> dict[int, np.ndarray]:
     return feeds
 
 
-def _check_input(model_input, key, array) -> np.ndarray:
+def _check_input(model_input, key, array, file) -> np.ndarray:
     from irrun.shape import Shape
 
     array = np.asarray(array)
@@ -152,19 +173,23 @@ def _check_input(model_input, key, array) -> np.ndarray:
             converted = array.astype(wanted)
             if not np.array_equal(converted.astype(np.float32), array, equal_nan=True):
                 raise InputValueError(
-                    f"input {key!r} is bf16: its float32 values must be exactly representable "
-                    "in bfloat16 (irrun never rounds silently)"
+                    f"input {short_text(key)!r} is bf16: its float32 values must be exactly "
+                    "representable in bfloat16 (irrun never rounds silently)",
+                    file=file,
                 )
             array = converted
         elif array.dtype != wanted:
             raise InputValueError(
-                f"input {key!r} must be {etype} (numpy {wanted}), but the array is {array.dtype}; "
-                f"convert it first, e.g. array.astype({str(wanted)!r})"
+                f"input {short_text(key)!r} must be {etype} (numpy {wanted}), but the array is "
+                f"{array.dtype}; convert it first, e.g. array.astype({str(wanted)!r})",
+                file=file,
             )
     shape = model_input.shape
     if shape.rank_is_static and not shape.compatible(Shape(array.shape)):
         raise InputValueError(
-            f"input {key!r} must have shape {shape}, but the array has shape {list(array.shape)}"
+            f"input {short_text(key)!r} must have shape {shape}, but the array has shape "
+            f"{list(array.shape)}",
+            file=file,
         )
     return array
 
@@ -193,14 +218,25 @@ def save_npz(path, arrays: dict) -> None:
     Raises :class:`~irrun.errors.InputFileError` when the folder is missing, the
     path is a directory, or the place is not writable.
     """
+    import stat
     import tempfile
 
     path = os.fspath(path)
+    if not path:
+        raise InputFileError("the output path is empty; give a file name such as out.npz")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise InputFileError(f"cannot write {path!r}: folder {folder!r} does not exist", file=path)
     if os.path.isdir(path):
         raise InputFileError(f"cannot write {path!r}: it is a directory", file=path)
+    if os.path.lexists(path):
+        mode = os.stat(path).st_mode if os.path.exists(path) else 0
+        if os.path.islink(path) or not stat.S_ISREG(mode):
+            raise InputFileError(
+                f"cannot write {path!r}: it exists and is not a regular file (a device, FIFO, "
+                "socket or link); irrun replaces only regular files",
+                file=path,
+            )
     try:
         handle, temporary = tempfile.mkstemp(suffix=".npz", dir=folder)
     except OSError as exc:

@@ -152,7 +152,8 @@ def element_type(name: str) -> ElementType:
     if found is None:
         if name.lower() == "undefined":
             return ELEMENT_TYPES["dynamic"]
-        raise KeyError(f"unknown element type {name!r}; known: {', '.join(ELEMENT_TYPES)}")
+        shown = name if len(name) <= 40 else name[:40] + "..."
+        raise KeyError(f"unknown element type {shown!r}; known: {', '.join(ELEMENT_TYPES)}")
     return found
 
 
@@ -160,8 +161,9 @@ def from_precision(precision: str) -> ElementType:
     """Look up a port ``precision`` (``FP32``, ``BIN`` ... or a lowercase type name)."""
     found = _BY_PRECISION.get(precision)
     if found is None:
+        shown = precision if len(precision) <= 40 else precision[:40] + "..."
         raise KeyError(
-            f"unknown precision {precision!r}; use one of "
+            f"unknown precision {shown!r}; use one of "
             + ", ".join(t.precision for t in ELEMENT_TYPES.values())
         )
     return found

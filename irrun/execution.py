@@ -18,7 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from irrun.arrays import load_npz, match_inputs
-from irrun.errors import ExecutionError, IRError, UnsupportedOpError, ValidationFailed
+from irrun.errors import (
+    ExecutionError,
+    InputValueError,
+    IRError,
+    UnsupportedOpError,
+    ValidationFailed,
+)
 from irrun.ops.base import OpContext
 from irrun.ops.registry import resolve_layer
 from irrun.shape import Shape
@@ -150,7 +156,12 @@ def steps(model, inputs, *, stop_after=None) -> Iterator[Step]:
     if isinstance(inputs, (str, os.PathLike)):
         inputs = load_npz(inputs)
     feeds = match_inputs(model, inputs)
-    stop_layer = model.layer(stop_after) if stop_after is not None else None
+    stop_layer = None
+    if stop_after is not None:
+        try:
+            stop_layer = model.layer(stop_after)
+        except KeyError as exc:
+            raise InputValueError(f"--stop-after: {exc.args[0]}", file=model.file) from None
 
     remaining = _consumer_counts(model, order)
     values: dict[int, np.ndarray] = {}
@@ -187,7 +198,9 @@ def _evaluate(model, layer, op, arguments):
     try:
         return op.evaluate(arguments)
     except IRError as exc:
-        raise ExecutionError(
+        # Keep the kernel's own class (IndexOutOfRangeError...) so callers can tell them apart.
+        error_class = type(exc) if isinstance(exc, ExecutionError) else ExecutionError
+        raise error_class(
             f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
         ) from None
     except MemoryError:

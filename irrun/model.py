@@ -8,18 +8,16 @@ outputs exactly as OpenVINO does.
 
 from __future__ import annotations
 
-import re
 from functools import cached_property, lru_cache
 
 from irrun.element_types import ElementType, element_type
 from irrun.errors import AttributeValueError, IRError, MissingAttributeError
+from irrun.numbers import parse_int
 from irrun.shape import Shape
 
 __all__ = ["Model", "Graph", "Layer", "Port", "Edge", "ModelInput", "ModelOutput"]
 
 _REQUIRED = object()
-_INTEGER = re.compile(r"^\s*[+-]?\d+\s*$")
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def short_text(text: str, limit: int = 80) -> str:
@@ -192,7 +190,7 @@ class Layer:
 
     def _bad_value(self, name, text, expected):
         return AttributeValueError(
-            f"{self.describe()}: attribute {name}={text!r} is not {expected}",
+            f"{self.describe()}: attribute {name}={short_text(text)!r} is not {expected}",
             file=self.graph.file,
             line=self.line,
         )
@@ -203,11 +201,9 @@ class Layer:
         text = self._attribute_text(name, default)
         if text is None:
             return default
-        if not _INTEGER.match(text):
-            raise self._bad_value(name, text, "an integer")
-        value = int(text)
-        if not _INT64_MIN <= value <= _INT64_MAX:
-            raise self._bad_value(name, text, "inside the 64-bit integer range")
+        value = parse_int(text)
+        if value is None:
+            raise self._bad_value(name, text, "an integer inside the 64-bit range")
         return value
 
     def attribute_ints(self, name: str, default=_REQUIRED) -> list[int]:
@@ -219,9 +215,10 @@ class Layer:
         for item in text.split(","):
             if not item.strip():
                 continue
-            if not _INTEGER.match(item):
-                raise self._bad_value(name, text, "a comma-separated list of integers")
-            values.append(int(item))
+            value = parse_int(item)
+            if value is None:
+                raise self._bad_value(name, text, "a comma-separated list of 64-bit integers")
+            values.append(value)
         return values
 
     def attribute_bool(self, name: str, default=_REQUIRED) -> bool:
@@ -394,8 +391,8 @@ class Graph:
             for layer in self.layers:
                 if layer.name == key:
                     return layer
-            if key.isdigit() and int(key) in self._by_id:
-                return self._by_id[int(key)]
+            if parse_int(key) in self._by_id:
+                return self._by_id[parse_int(key)]
         import difflib
 
         close = difflib.get_close_matches(str(key), [layer.name for layer in self.layers], n=3)

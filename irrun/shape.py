@@ -145,11 +145,13 @@ def parse_dim(text: str) -> Dim:
     if text in ("?", "-1"):
         return _DYNAMIC
     if text.isdigit() and text.isascii():
-        if len(text) > 18 and int(text) > _INT64_MAX:
+        if len(text.lstrip("0")) > 19 or int(text) > _INT64_MAX:
             raise ValueError(f"dimension {text[:40]!r} is beyond the 64-bit integer range")
         return Dim(int(text))
     match = _INTERVAL.match(text)
     if match and (match.group(1) or match.group(2)):
+        if max(len(g.lstrip("0")) for g in match.groups()) > 19:
+            raise ValueError(f"interval {text[:40]!r} is beyond the 64-bit integer range")
         lower = int(match.group(1)) if match.group(1) else 0
         upper = int(match.group(2)) if match.group(2) else None
         if upper is not None and upper < lower:

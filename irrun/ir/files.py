@@ -63,4 +63,9 @@ def read_regular_file(path: str, what: str) -> bytes:
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise InputFileError(f"{what} file {path!r} is not a regular file", file=path)
-        return handle.read()
+        try:
+            return handle.read()
+        except OSError as exc:  # e.g. /proc files that refuse to be read
+            raise InputFileError(
+                f"cannot read {what} file {path!r}: {exc.strerror or exc}", file=path
+            ) from None

@@ -10,7 +10,6 @@ and dims that are not integers, unknown precisions or element types.
 from __future__ import annotations
 
 import os
-import re
 from functools import lru_cache
 
 from irrun.element_types import _BY_PRECISION, from_precision
@@ -19,15 +18,14 @@ from irrun.ir.files import read_regular_file
 from irrun.ir.names import smallest_name, split_names
 from irrun.ir.weights import Weights
 from irrun.ir.xml import FRAGMENT_ROOT, parse_document
-from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port
+from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port, short_text
+from irrun.numbers import parse_int
 from irrun.shape import Dim, Shape
 
 __all__ = ["load", "load_all"]
 
 _BODY_TAGS = ("body", "then_body", "else_body")
 _PORT_MAP_TAGS = ("port_map", "then_port_map", "else_port_map")
-_INT64_MAX = 2**63 - 1
-_UNSIGNED = re.compile(r"^\s*\+?\d+\s*$")
 _DYNAMIC_RANK = Shape.dynamic_rank()
 
 
@@ -127,12 +125,13 @@ def _read_net(root, file, blob) -> Model:
             file=file,
             line=root.sourceline,
         )
-    if not _UNSIGNED.match(version_text):
+    version = parse_int(version_text, unsigned=True)
+    if version is None:
         raise IRFormatError(
-            f"<net version={version_text!r}> is not an IR version number", file=file,
+            f"<net version={short_text(version_text)!r}> is not an IR version number",
+            file=file,
             line=root.sourceline,
-        )  # fmt: skip
-    version = int(version_text)
+        )
     if version < 10:
         raise IRFormatError(
             f"this is legacy IR version {version} (Inference Engine CNNLayer format), which "
@@ -224,12 +223,10 @@ def _read_graph(graph: Graph, element, fragment: bool) -> None:
         values = (get("from-layer"), get("from-port"), get("to-layer"), get("to-port"))
         # Fast path: four plain decimal ids (what every serializer writes).
         if child.tag == "edge" and all(
-            v is not None and v.isdigit() and v.isascii() for v in values
+            v is not None and len(v) < 19 and v.isdigit() and v.isascii() for v in values
         ):
-            a, b, c, d = map(int, values)
-            if max(a, b, c, d) <= _INT64_MAX:
-                append_edge(Edge(a, b, c, d, child.sourceline))
-                continue
+            append_edge(Edge(*map(int, values), child.sourceline))
+            continue
         if child.tag != "edge":
             _unexpected(child, "edges", file)
         append_edge(Edge(*(_required_uint(child, n, file) for n in _EDGE_ATTRIBUTES),
@@ -369,9 +366,11 @@ def _port_dim(text: str) -> Dim:
     if stripped in ("-1", "?"):
         return Dim.dynamic()
     if stripped.isdigit() and stripped.isascii():
-        value = int(stripped)
-        if value > _INT64_MAX:
-            raise ValueError(f"<dim>{stripped}</dim> is beyond the 64-bit integer range")
+        value = parse_int(stripped, unsigned=True)
+        if value is None:
+            raise ValueError(
+                f"<dim>{short_text(stripped, 40)}</dim> is beyond the 64-bit integer range"
+            )
         return Dim(value)
     if ".." in stripped:  # OpenVINO reads interval dims leniently; keep their bounds
         from irrun.shape import parse_dim
@@ -391,14 +390,15 @@ def _required_uint(element, name, file, what=None) -> int:
     what = what or f"<{element.tag}>"
     if text is None:
         raise IRFormatError(f"{what} has no '{name}' attribute", file=file, line=element.sourceline)
-    if not _UNSIGNED.match(text) or int(text) > _INT64_MAX:
-        shown = text if len(text) < 40 else text[:40] + "..."
+    value = parse_int(text, unsigned=True)
+    if value is None:
         raise IRFormatError(
-            f"{what} has {name}={shown!r}, which is not a non-negative integer",
+            f"{what} has {name}={short_text(text, 40)!r}, which is not a non-negative integer "
+            "(of at most 64 bits)",
             file=file,
             line=element.sourceline,
         )
-    return int(text)
+    return value
 
 
 # -- rt_info -----------------------------------------------------------------------------------

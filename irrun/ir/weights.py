@@ -91,14 +91,22 @@ def const_layout_problem(
     for dim in shape:
         count *= dim
     if element_type.name == "string":
-        return _string_layout_problem(weights, offset, size, count)
-    needed = element_type.packed_size(count)
-    if size < needed:
-        return (
-            f"declares size {size}, but {count} element(s) of {element_type} need {needed} bytes"
-            f" ({' x '.join(map(str, shape)) or 'scalar'} x {element_type.bits} bits)"
-        )
-    return None
+        problem = _string_layout_problem(weights, offset, size, count)
+    else:
+        needed = element_type.packed_size(count)
+        problem = None
+        if size < needed:
+            problem = (
+                f"declares size {size}, but {count} element(s) of {element_type} need {needed} "
+                f"bytes ({' x '.join(map(str, shape)) or 'scalar'} x {element_type.bits} bits)"
+            )
+    if problem is None:
+        nonzero = 1
+        for dim in shape:
+            nonzero *= max(dim, 1)
+        if nonzero > 2**62:  # numpy cannot describe such a shape, even with a zero in it
+            problem = f"shape {list(shape)} is too large for numpy to describe"
+    return problem
 
 
 def _string_layout_problem(weights, offset: int, size: int, count: int) -> str | None:

@@ -19,8 +19,9 @@ __all__ = ["parse_document", "FRAGMENT_ROOT"]
 FRAGMENT_ROOT = "irrun-fragment"
 
 _DECLARATION = re.compile(rb"^\s*<\?xml[^>]*\?>")
-_FIRST_TAG = re.compile(rb"<\s*([A-Za-z_][\w.\-]*)")
+_ELEMENT_START = re.compile(rb"<([A-Za-z_:][\w.\-:]*)")
 _COMMENT_OR_PI = re.compile(rb"<!--.*?-->|<\?.*?\?>", re.S)
+_LXML_POSITION = re.compile(r",? line \d+, column \d+\s*$")
 
 
 def _parser():
@@ -44,7 +45,9 @@ def parse_document(data: bytes, file: str) -> tuple[etree._Element, bool]:
     ``<irrun-fragment>`` root on the same line, so line numbers stay exact.
     """
     data = _to_utf8(data, file)
-    head = _COMMENT_OR_PI.sub(b"", data[:65536])
+    # Everything before the root element (however long) is searched for a DOCTYPE.
+    first = _ELEMENT_START.search(data)
+    head = _COMMENT_OR_PI.sub(b"", data[: first.start() if first else len(data)])
     if b"<!DOCTYPE" in head or b"<!ENTITY" in head:
         raise XMLSyntaxError(
             "the file has a DOCTYPE/ENTITY declaration; OpenVINO IR never uses one, and irrun "
@@ -52,7 +55,6 @@ def parse_document(data: bytes, file: str) -> tuple[etree._Element, bool]:
             "remove the declaration",
             file=file,
         )
-    first = _FIRST_TAG.search(head)
     is_fragment = bool(first) and first.group(1) == b"layer"
     if is_fragment:
         declaration = _DECLARATION.match(data)
@@ -62,9 +64,21 @@ def parse_document(data: bytes, file: str) -> tuple[etree._Element, bool]:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as exc:
         line, column = exc.position if exc.position else (None, None)
-        message = exc.msg or str(exc)
+        message = _LXML_POSITION.sub("", " ".join((exc.msg or str(exc)).split()))
         if is_fragment:
             message = message.replace(FRAGMENT_ROOT, "(fragment)")
+        if "XML_PARSE_HUGE" in message or "Resource limit exceeded" in message:
+            what = (
+                "elements nested deeper than the parser's limit of 256 levels (excessive depth)"
+                if "depth" in message.lower()
+                else "a text, name or attribute value longer than the parser's 10 MB limit"
+            )
+            raise XMLSyntaxError(
+                f"the file holds {what}; OpenVINO IR never does, so the file is corrupt or hostile",
+                file=file,
+                line=line,
+                column=column,
+            ) from None
         raise XMLSyntaxError(
             f"the XML is not well-formed: {message}", file=file, line=line, column=column
         ) from None
@@ -75,8 +89,36 @@ def parse_document(data: bytes, file: str) -> tuple[etree._Element, bool]:
     return root, is_fragment
 
 
+def _sniff_codec(data: bytes) -> str | None:
+    """UTF-16/32 without a byte-order mark, told apart by where the zero bytes of an ASCII
+    start (``<`` or blanks) fall, as the XML specification's appendix F describes."""
+    start = data[:4]
+    if len(start) < 4:
+        return None
+    if start[1:] == b"\0\0\0" and start[0]:
+        return "utf-32-le"
+    if start[:3] == b"\0\0\0" and start[3]:
+        return "utf-32-be"
+    if start[1] == 0 and start[3] == 0 and start[0] and start[2]:
+        return "utf-16-le"
+    if start[0] == 0 and start[2] == 0 and start[1] and start[3]:
+        return "utf-16-be"
+    return None
+
+
+_BOMS = {
+    "utf-32-le": b"\xff\xfe\0\0",
+    "utf-32-be": b"\0\0\xfe\xff",
+    "utf-16-le": b"\xff\xfe",
+    "utf-16-be": b"\xfe\xff",
+}
+
+
 def _to_utf8(data: bytes, file: str) -> bytes:
-    """Normalise UTF-16/32 (with BOM) to UTF-8; the declaration's encoding is then dropped."""
+    """Normalise UTF-16/32 (with or without BOM) to UTF-8; the declared encoding is dropped."""
+    sniffed = _sniff_codec(data)
+    if sniffed:
+        data = _BOMS[sniffed] + data
     for bom, codec in (
         (b"\xff\xfe\x00\x00", "utf-32-le"),
         (b"\x00\x00\xfe\xff", "utf-32-be"),

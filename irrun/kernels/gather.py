@@ -33,9 +33,10 @@ def gather(data, indices, axis: int, batch_dims: int = 0, *, out_of_range: str =
     Versions: Gather-1 has no ``batch_dims`` (use 0); Gather-7 and Gather-8 take it as an
     attribute that may be negative (then normalised with the *indices* rank). Gather-8 allows
     negative indices in ``[-s, s-1]`` and writes 0 for indices outside that range. The
-    Gather-1/-7 specs allow only ``[0, s-1]`` and leave the rest undefined; this kernel follows
-    OpenVINO's reference evaluator and treats them like Gather-8 (its CPU plugin instead
-    writes 0 for negative indices of Gather-1/-7).
+    Gather-1/-7 specs allow only ``[0, s-1]`` and leave the rest undefined. Negative indices
+    wrap here for every version, as in OpenVINO's reference evaluator (its CPU plugin writes 0
+    for them in Gather-1/-7); irrun's Gather-1/-7 ops pass ``out_of_range="error"`` for
+    indices outside ``[-s, s-1]``, since the spec leaves their result undefined.
 
     Parameters
     ----------

@@ -112,6 +112,8 @@ class Op:
         A missing required attribute is reported (``missing-attribute``) and
         ``default`` used, as OpenVINO silently does.
         """
+        from irrun.model import short_text
+
         layer = self.layer
         if name not in layer.attributes:
             if required:
@@ -129,7 +131,8 @@ class Op:
         except IRError:
             self.context.error(
                 "attribute-value",
-                f"{self.describe()}: attribute {name}={layer.attributes[name]!r} is not an integer",
+                f"{self.describe()}: attribute {name}={short_text(layer.attributes[name])!r} "
+                "is not an integer",
                 hint=f'write {name} as a whole number, e.g. {name}="{default or 0}"',
                 line=layer.data_line,
             )

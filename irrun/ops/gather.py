@@ -36,7 +36,7 @@ class _Gather(Op):
     def infer(self, inputs):
         """Shape rule of ops.md §2.1, over partial shapes."""
         data, indices, axis_info = inputs
-        check_index_type(self, indices, 1)
+        integer_indices = check_index_type(self, indices, 1)
         if axis_info.element_type.name != "dynamic" and not axis_info.element_type.is_integer:
             self.context.error(
                 "index-type",
@@ -110,7 +110,8 @@ class _Gather(Op):
         middle = indices.shape[batch:]
         tail = data.shape[axis_n + 1 :]
         out = Shape(list(head) + list(middle) + list(tail))
-        self._check_index_values(indices, data.shape[axis_n], axis)
+        if integer_indices:
+            self._check_index_values(indices, data.shape[axis_n], axis)
         why = lambda: (  # noqa: E731  (messages are built only when one is shown)
             f"data {data.shape}, indices {indices.shape}, axis {axis}, batch_dims "
             f"{self.batch_dims}: data[:{axis_n}] + indices[{batch}:] + data[{axis_n + 1}:] = "

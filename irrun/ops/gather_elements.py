@@ -28,7 +28,7 @@ class GatherElements(Op):
     def infer(self, inputs):
         """Output: the indices' shape, merged with data on the non-axis dims."""
         data, indices = inputs
-        check_index_type(self, indices, 1, allowed=("i32", "i64"))
+        integer_indices = check_index_type(self, indices, 1, allowed=("i32", "i64"))
         if not data.shape.rank_is_static and not indices.shape.rank_is_static:
             return [TensorInfo(Shape.dynamic_rank(), data.element_type, why="unknown ranks")]
         known = data.shape if data.shape.rank_is_static else indices.shape
@@ -75,7 +75,8 @@ class GatherElements(Op):
         why = lambda: (  # noqa: E731  (messages are built only when one is shown)
             f"data {data.shape}, indices {indices.shape}, axis {self.axis}: indices' shape {shape}"
         )
-        if data.shape.rank_is_static and data.shape[axis].is_static and indices.value is not None:
+        known = data.shape.rank_is_static and data.shape[axis].is_static
+        if known and integer_indices and indices.value is not None:
             import numpy as np
 
             size = data.shape[axis].value

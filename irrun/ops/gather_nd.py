@@ -39,7 +39,7 @@ class _GatherND(Op):
     def infer(self, inputs):
         """Output shape per version (see the module docstring)."""
         data, indices = inputs
-        check_index_type(self, indices, 1)
+        integer_indices = check_index_type(self, indices, 1)
         if self.batch_dims is None:
             return None
         b = self.batch_dims
@@ -96,7 +96,8 @@ class _GatherND(Op):
             f"data {data.shape}, indices {indices.shape}, batch_dims {b}, k = {k}: {formula} = "
             f"{head} + {tail} = {out}"
         )
-        self._check_index_values(indices, data.shape[b : b + k])
+        if integer_indices:
+            self._check_index_values(indices, data.shape[b : b + k])
         return [TensorInfo(out, data.element_type, why=why)]
 
     def _check_index_values(self, indices, sizes):

@@ -14,6 +14,7 @@ would give) becomes a note under the first error instead of an error of its own.
 from __future__ import annotations
 
 from irrun.errors import IRError
+from irrun.model import short_text
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
 from irrun.ops.registry import LATEST_OPSET, opset_exists, resolve, resolve_layer
 from irrun.shape import Shape
@@ -162,14 +163,15 @@ def infer_graph(graph, emit) -> tuple[int, int]:
 
 
 def _unknown_message(layer) -> str:
+    version, layer_type = short_text(str(layer.version)), short_text(layer.type)
     if not opset_exists(layer):
-        return (f"{layer.describe()}: version {layer.version!r} is not an opset OpenVINO has "
+        return (f"{layer.describe()}: version {version!r} is not an opset OpenVINO has "
                 f"(opset1 to opset{LATEST_OPSET}); not checked, declared dims trusted")  # fmt: skip
     if resolve(layer.type, None) is not None:
-        return (f"{layer.describe()}: {layer.type} does not exist in {layer.version}; not checked, "
+        return (f"{layer.describe()}: {layer_type} does not exist in {version}; not checked, "
                 "declared dims trusted")  # fmt: skip
     return (
-        f"{layer.describe()}: irrun does not know op type {layer.type!r}; not checked, "
+        f"{layer.describe()}: irrun does not know op type {layer_type!r}; not checked, "
         "declared dims trusted"
     )
 
