@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 from irrun.cli.compare_cmd import compare_command
 from irrun.cli.execute_cmd import execute_command
+from irrun.cli.graph_cmd import graph_command
 from irrun.cli.inspect_cmd import inspect_command
 from irrun.cli.validate_cmd import validate_command
 
@@ -35,3 +36,4 @@ main.add_command(inspect_command)
 main.add_command(validate_command)
 main.add_command(execute_command)
 main.add_command(compare_command)
+main.add_command(graph_command)

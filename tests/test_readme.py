@@ -32,3 +32,12 @@ def test_readme_console_example(command, expected, monkeypatch):
     monkeypatch.chdir(ROOT)
     result = CliRunner().invoke(main, shlex.split(command)[1:])
     assert result.output == expected
+
+
+def test_readme_python_examples_run(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+    assert "[2,?] [2,2..]" in capsys.readouterr().out

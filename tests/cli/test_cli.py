@@ -22,12 +22,12 @@ def invoke(*args):
 def test_help_lists_every_command_and_exit_codes():
     result = invoke("--help")
     assert result.exit_code == 0
-    for command in ("inspect", "validate", "execute", "compare"):
+    for command in ("inspect", "validate", "execute", "compare", "graph"):
         assert command in result.output
     assert "2  unusable input" in result.output
 
 
-@pytest.mark.parametrize("command", ["inspect", "validate", "execute", "compare"])
+@pytest.mark.parametrize("command", ["inspect", "validate", "execute", "compare", "graph"])
 def test_every_subcommand_has_complete_help(command):
     result = invoke(command, "--help")
     assert result.exit_code == 0

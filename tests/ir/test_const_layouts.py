@@ -52,7 +52,7 @@ def test_float_bytes_match_openvino_encodings():
 
 
 def test_string_tensor_layout():
-    layout = bytes.fromhex("04000000" "00000000" "02000000" "02000000" "08000000" "0b000000")
+    layout = bytes.fromhex("04000000000000000200000002000000080000000b000000")
     weights = Weights.from_bytes(layout + b"ab" + "héllo".encode() + b"xyz")
     array = decode_const(element_type("string"), (2, 2), 0, 35, weights)
     assert array.tolist() == [["ab", ""], ["héllo", "xyz"]]
