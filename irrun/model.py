@@ -486,6 +486,23 @@ class Model(Graph):
 
         return steps(self, inputs, stop_after=stop_after)
 
+    def compare(self, inputs, *, device="CPU"):
+        """Run with irrun and with OpenVINO and compare every tensor (needs the ``openvino``
+        extra); see :func:`irrun.compare.compare`."""
+        from irrun.compare import compare
+
+        return compare(self, inputs, device=device)
+
+    def draw(self, path=None, *, format=None, report=None, around=None, radius=2):
+        """A picture of the graph (SVG text by default); see :func:`irrun.render.draw.draw`.
+
+        ``report`` (e.g. ``model.validate()``) highlights problem layers; ``around`` and
+        ``radius`` draw only the neighbourhood of one layer.
+        """
+        from irrun.render.draw import draw
+
+        return draw(self, path, format=format, report=report, around=around, radius=radius)
+
     # -- weights --------------------------------------------------------------------------
     def constant(self, layer) -> object:
         """The value of a Const layer as a read-only numpy array.

@@ -298,3 +298,11 @@ def test_without_openvino_compare_raises_an_import_error_with_the_command(monkey
     with pytest.raises(OpenVINONotInstalled, match=r"pip install 'irrun\[openvino\]'") as raised:
         compare(model, str(EXAMPLES / "tiny_inputs.npz"), isolate=isolate)
     assert isinstance(raised.value, ImportError)
+
+
+def test_model_compare_method_matches_the_function(tmp_path):
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    model = irrun.load(Path(__file__).resolve().parents[2] / "examples" / "ir" / "tiny.xml")
+    comparison = model.compare({"data": data})
+    assert comparison.ok
+    assert [t.status for t in comparison.tensors] == ["match", "match"]

@@ -55,3 +55,12 @@ def test_run_results_render_as_a_table():
     assert table[0] == ["name", "dtype", "shape", "values"]
     assert table[1][:3] == ["out", "float32", "[2, 5]"]
     assert table[1][3] == "[[2., 0., 0., 1., 2.],\n [5., 3., 3., 4., 5.]]"
+
+
+def test_model_draw_method_gives_a_picture_of_the_neighbourhood():
+    model = irrun.load(EXAMPLES / "tiny.xml")
+    dot = model.draw(format="dot", around="cat", radius=1)
+    assert dot.startswith("digraph irrun {")
+    for name in ("cat", "g", "data", "out/sink"):
+        assert f"<b>{name}</b>" in dot
+    assert "<b>idx</b>" not in dot  # two steps away from cat
