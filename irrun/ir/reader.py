@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from irrun.element_types import _BY_PRECISION, from_precision
 from irrun.errors import FragmentError, InputFileError, IRFormatError, XMLSyntaxError
+from irrun.gc_pause import gc_paused
 from irrun.ir.files import read_regular_file
 from irrun.ir.names import smallest_name, split_names
 from irrun.ir.weights import Weights
@@ -78,11 +79,12 @@ def load_all(source, weights=None) -> list[Model]:
     (layers whose ids repeat, as in the OpenVINO op specification) gives one
     :class:`Model` per snippet instead of an error. A ``<net>`` gives a list of one."""
     data, file, directory_hint = _read_source(source)
-    root, is_fragment = parse_document(data, file)
-    blob = _open_weights(weights, directory_hint)
-    if is_fragment:
-        return _read_fragments(root, file, blob)
-    return [_read_net(root, file, blob)]
+    with gc_paused():
+        root, is_fragment = parse_document(data, file)
+        blob = _open_weights(weights, directory_hint)
+        if is_fragment:
+            return _read_fragments(root, file, blob)
+        return [_read_net(root, file, blob)]
 
 
 # -- sources -----------------------------------------------------------------------------------
@@ -314,7 +316,8 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
         _bad_output_precision(layer, element, port_id, precision)
     # Input-port precisions are ignored by OpenVINO's reader; an unknown one is kept as text.
     dims = tuple(dim.text or "" for dim in element.iterchildren("dim"))
-    if dims or precision is not None or get("names") is not None:
+    names = get("names")
+    if dims or precision is not None or names is not None:
         try:
             shape = _port_shape(dims)
         except ValueError as exc:
@@ -327,7 +330,6 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
         # Hand-written IR (and OpenVINO's own reader) treat a bare <port id="0"/> as "not
         # declared"; OpenVINO always writes a precision on a real scalar port.
         shape = _DYNAMIC_RANK
-    names = get("names")
     port = Port(layer, port_id, direction, index, precision, etype, shape,
                 split_names(names) if names else (), element.sourceline)  # fmt: skip
     if len(element) > len(dims):

@@ -38,6 +38,7 @@ def validate(model) -> Report:
     >>> print(report[0].message)
     layer 1 (Concat-1) output port 2 declares [4], but its inputs give [5] (axis 0: 2 + 3 = 5)
     """
+    from irrun.gc_pause import gc_paused
     from irrun.validation.inference import infer_graph
     from irrun.validation.structure import check_structure
 
@@ -63,6 +64,7 @@ def validate(model) -> Report:
         diagnostics.append(diagnostic)
         return diagnostic
 
-    check_structure(model, emit, is_fragment=model.is_fragment)
-    checked, trusted = infer_graph(model, emit)
+    with gc_paused():
+        check_structure(model, emit, is_fragment=model.is_fragment)
+        checked, trusted = infer_graph(model, emit)
     return Report(model.file, diagnostics, checked, trusted)
