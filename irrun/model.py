@@ -373,14 +373,17 @@ class Graph:
         """
         import networkx as nx
 
+        from irrun.gc_pause import gc_paused
+
         graph = nx.MultiDiGraph()
-        graph.add_nodes_from(
-            (layer_id, {"layer": layer}) for layer_id, layer in self._by_id.items()
-        )
-        graph.add_edges_from(
-            (edge.from_layer, edge.to_layer, (edge.from_port, edge.to_port), {"edge": edge})
-            for edge, _, _ in self._producers.values()
-        )
+        with gc_paused():
+            graph.add_nodes_from(
+                (layer_id, {"layer": layer}) for layer_id, layer in self._by_id.items()
+            )
+            graph.add_edges_from(
+                (edge.from_layer, edge.to_layer, (edge.from_port, edge.to_port), {"edge": edge})
+                for edge, _, _ in self._producers.values()
+            )
         return graph
 
     def layer(self, key) -> Layer:
