@@ -43,8 +43,13 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                     )
                 seen.setdefault(port.id, port)
 
-    feeds: dict[tuple[int, int], list] = {}
+    # Edges the graph index accepted (existing ports, first edge into each input) need no
+    # further check; only the others are examined, and only they build messages.
+    indexed = {id(entry[0]) for entry in graph._producers.values()}
+    extra: dict[tuple[int, int], list] = {}
     for edge in graph.edges:
+        if id(edge) in indexed:
+            continue
         source = first_seen.get(edge.from_layer)
         target = first_seen.get(edge.to_layer)
         where = f"edge {edge.from_layer}:{edge.from_port} -> {edge.to_layer}:{edge.to_port}"
@@ -66,9 +71,10 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             emit("edge-port", _port_problem(where, target, edge.to_port, "input", "to-port"),
                  line=edge.line, hint=_port_hint(target, "input"))  # fmt: skip
             continue
-        feeds.setdefault((edge.to_layer, edge.to_port), []).append(edge)
+        extra.setdefault((edge.to_layer, edge.to_port), []).append(edge)
 
-    for (layer_id, port_id), edges in feeds.items():
+    for (layer_id, port_id), later in extra.items():
+        edges = [graph._producers[(layer_id, port_id)][0], *later]
         if len(edges) > 1:
             sources = ", ".join(f"{e.from_layer}:{e.from_port} (line {e.line})" for e in edges)
             layer = first_seen[layer_id]
@@ -82,7 +88,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
 
     for layer in first_seen.values():
         for port in layer.inputs:
-            if (layer.id, port.id) not in feeds and not is_fragment:
+            if (layer.id, port.id) not in graph._producers and not is_fragment:
                 emit(
                     "unconnected-input",
                     f"{layer.describe()} input port {port.id} has no edge feeding it",
