@@ -20,7 +20,13 @@ from irrun.element_types import ElementType
 from irrun.errors import WeightsError
 from irrun.ir.files import regular_file_size
 
-__all__ = ["Weights", "const_layout_problem", "decode_const"]
+__all__ = [
+    "Weights",
+    "const_layout_check",
+    "const_layout_problem",
+    "decode_const",
+    "decode_checked_const",
+]
 
 _INT32_MAX = 2**31 - 1
 
@@ -69,44 +75,64 @@ class Weights:
 def const_layout_problem(
     element_type: ElementType, shape: tuple[int, ...], offset: int, size: int, weights
 ) -> str | None:
-    """Explain why a Const cannot be read, or return ``None`` when it can.
+    """Explain why a Const cannot be read, or return ``None`` when it can (see
+    :func:`const_layout_check`)."""
+    found = const_layout_check(element_type, shape, offset, size, weights)
+    return found[1] if found else None
+
+
+def const_layout_check(
+    element_type: ElementType, shape: tuple[int, ...], offset: int, size: int, weights
+) -> tuple[str, str, str | None] | None:
+    """``(code, message, hint)`` when a Const cannot be read, else ``None``.
 
     Checks, without reading any weights, that the declared byte range lies in
-    the file and holds enough bytes for ``shape`` elements of ``element_type``.
-    String Consts additionally have their header checked (a few bytes read).
+    the file (code ``bin-range``) and holds enough bytes for ``shape`` elements
+    of ``element_type`` (``const-size``). String Consts additionally have their
+    header checked (a few bytes read).
     """
     if element_type.name == "dynamic":
-        return "a Const cannot have element type 'dynamic'"
+        return "const-size", "a Const cannot have element type 'dynamic'", None
     if offset < 0 or size < 0:
-        return f"offset {offset} and size {size} must not be negative"
+        return "bin-range", f"offset {offset} and size {size} must not be negative", None
     end = offset + size
     if weights is None:
-        return f"needs bytes {offset}..{end} of the weights file, but there is no weights file"
+        return (
+            "bin-range",
+            f"needs bytes {offset}..{end} of the weights file, but there is no weights file",
+            "put the .bin beside the .xml with the same name, or pass --weights",
+        )
     if end > weights.size:
         return (
-            f"needs bytes {offset}..{end} of {weights.path!r}, "
-            f"which is only {weights.size} bytes long"
+            "bin-range",
+            f"needs bytes {offset}..{end} of {weights.path!r}, which is only {weights.size} "
+            "bytes long",
+            "the .bin may be truncated or belong to another model",
         )
     count = 1
     for dim in shape:
         count *= dim
     if element_type.name == "string":
         problem = _string_layout_problem(weights, offset, size, count)
+        if problem:
+            return "const-size", problem, None
     else:
         needed = element_type.packed_size(count)
-        problem = None
         if size < needed:
-            problem = (
-                f"declares size {size}, but {count} element(s) of {element_type} need {needed} "
-                f"bytes ({' x '.join(map(str, shape)) or 'scalar'} x {element_type.bits} bits)"
+            dims = " x ".join(map(str, shape)) or "1 (scalar)"
+            shown = "[" + ",".join(map(str, shape)) + "]"
+            return (
+                "const-size",
+                f"declares size {size}, but shape {shown} of {element_type} needs {needed} "
+                f"bytes ({dims} elements x {element_type.bits} bits)",
+                f'set size="{needed}" or fix the shape/element_type',
             )
-    if problem is None:
-        nonzero = 1
-        for dim in shape:
-            nonzero *= max(dim, 1)
-        if nonzero > 2**62:  # numpy cannot describe such a shape, even with a zero in it
-            problem = f"shape {list(shape)} is too large for numpy to describe"
-    return problem
+    nonzero = 1
+    for dim in shape:
+        nonzero *= max(dim, 1)
+    if nonzero > 2**62:  # numpy cannot describe such a shape, even with a zero in it
+        return "const-size", f"shape {list(shape)} is too large for numpy to describe", None
+    return None
 
 
 def _string_layout_problem(weights, offset: int, size: int, count: int) -> str | None:
@@ -132,6 +158,13 @@ def decode_const(
     problem = const_layout_problem(element_type, shape, offset, size, weights)
     if problem:
         raise WeightsError(problem, file=getattr(weights, "path", None))
+    return decode_checked_const(element_type, shape, offset, weights)
+
+
+def decode_checked_const(
+    element_type: ElementType, shape: tuple[int, ...], offset: int, weights
+) -> np.ndarray:
+    """:func:`decode_const` for a layout :func:`const_layout_problem` already accepted."""
     count = 1
     for dim in shape:
         count *= dim

@@ -62,51 +62,13 @@ class Constant(Op):
         self.ok = self._check_bytes()
 
     def _check_bytes(self) -> bool:
-        weights = self.layer.graph.model.weights
-        end = self.offset + self.size
-        if self.offset < 0 or self.size < 0:
-            self.context.error(
-                "bin-range",
-                f"{self.describe()}: offset {self.offset} and size {self.size} must be >= 0",
-            )
-            return False
-        if weights is None:
-            self.context.error(
-                "bin-range",
-                f"{self.describe()} needs bytes {self.offset}..{end} of the weights file, but "
-                "there is no weights file",
-                hint="put the .bin beside the .xml with the same name, or pass --weights",
-            )
-            return False
-        if end > weights.size:
-            self.context.error(
-                "bin-range",
-                f"{self.describe()} needs bytes {self.offset}..{end} of {weights.path!r}, which is "
-                f"only {weights.size} bytes long",
-                hint="the .bin may be truncated or belong to another model",
-            )
-            return False
-        count = self.shape.element_count()
-        if self.element_type.name == "string":
-            from irrun.ir.weights import const_layout_problem
+        from irrun.ir.weights import const_layout_check
 
-            problem = const_layout_problem(
-                self.element_type, self.shape.to_tuple(), self.offset, self.size, weights
-            )
-            if problem:
-                self.context.error("const-size", f"{self.describe()}: {problem}")
-                return False
-            return True
-        needed = self.element_type.packed_size(count)
-        if self.size < needed:
-            dims = " x ".join(str(d) for d in self.shape.to_tuple()) or "1 (scalar)"
-            self.context.error(
-                "const-size",
-                f"{self.describe()} declares size {self.size}, but shape {self.shape} of "
-                f"{self.element_type} needs {needed} bytes ({dims} elements x "
-                f"{self.element_type.bits} bits)",
-                hint=f'set size="{needed}" or fix the shape/element_type',
-            )
+        found = const_layout_check(self.element_type, self.shape.to_tuple(), self.offset,
+                                   self.size, self.layer.graph.model.weights)  # fmt: skip
+        if found:
+            code, message, hint = found
+            self.context.error(code, f"{self.describe()} {message}", hint=hint)
             return False
         return True
 
@@ -123,14 +85,14 @@ class Constant(Op):
 
     def _decode(self):
         """Decode the (already checked) bytes once; the model caches the array."""
-        from irrun.ir.weights import decode_const
+        from irrun.ir.weights import decode_checked_const
 
         model = self.layer.graph.model
         cached = model._constants.get(id(self.layer))
         if cached is None:
             try:
-                cached = decode_const(self.element_type, self.shape.to_tuple(), self.offset,
-                                      self.size, model.weights)  # fmt: skip
+                cached = decode_checked_const(self.element_type, self.shape.to_tuple(),
+                                              self.offset, model.weights)  # fmt: skip
             except IRError as exc:
                 self.context.error("const-size", f"{self.describe()}: {exc.message}")
                 return None

@@ -474,7 +474,7 @@ def test_const_size_smaller_than_its_elements_need(tmp_path, element_type, shape
     )
     assert type(error) is irrun.WeightsError
     assert f"declares size {size}" in str(error)
-    assert f"need {needed} bytes" in str(error)
+    assert f"needs {needed} bytes" in str(error)
 
 
 def test_const_with_astronomical_shape_is_refused_without_allocating(tmp_path):
