@@ -7,6 +7,6 @@ attributes, infers output shapes and element types over partial shapes, and
 """
 
 from irrun.ops.base import Op, OpContext, TensorInfo
-from irrun.ops.registry import register, registered, resolve
+from irrun.ops.registry import register, registered, resolve, unregister
 
-__all__ = ["Op", "OpContext", "TensorInfo", "register", "registered", "resolve"]
+__all__ = ["Op", "OpContext", "TensorInfo", "register", "registered", "resolve", "unregister"]

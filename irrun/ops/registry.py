@@ -13,6 +13,7 @@ from __future__ import annotations
 
 __all__ = [
     "register",
+    "unregister",
     "resolve",
     "resolve_layer",
     "opset_exists",
@@ -56,6 +57,15 @@ def register(op_class=None, *, replace: bool = False):
         return cls
 
     return decorate(op_class) if op_class is not None else decorate
+
+
+def unregister(layer_type: str, version: int) -> None:
+    """Remove a registered op version (``KeyError`` if it is not registered)."""
+    versions = _REGISTRY[op_key(layer_type)]
+    del versions[version]
+    if not versions:
+        del _REGISTRY[op_key(layer_type)]
+    _RESOLVED.clear()
 
 
 def resolve(layer_type: str, opset: int | None):
