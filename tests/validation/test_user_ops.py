@@ -15,7 +15,9 @@ IR = """<?xml version="1.0"?>
     </layer>
     <layer id="1" name="twice" type="Doubler" version="opset1">
       <input><port id="0" precision="FP32"><dim>2</dim><dim>3</dim></port></input>
-      <output><port id="1" precision="FP32" names="y"><dim>2</dim><dim>DECLARED</dim></port></output>
+      <output>
+        <port id="1" precision="FP32" names="y"><dim>2</dim><dim>DECLARED</dim></port>
+      </output>
     </layer>
     <layer id="2" name="out" type="Result" version="opset1">
       <input><port id="0" precision="FP32"><dim>2</dim><dim>DECLARED</dim></port></input>
