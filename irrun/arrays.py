@@ -132,7 +132,10 @@ def match_inputs(model, given: dict) -> dict[int, np.ndarray]:
     used = set()
     missing = []
     for model_input in model.inputs:
-        keys = [k for k in given if k == model_input.layer.name or k in model_input.names]
+        # A Parameter is also known by its layer name; a fragment's open port only by its names.
+        parameter = model_input.layer.type == "Parameter"
+        names = model_input.names
+        keys = [k for k in given if (parameter and k == model_input.layer.name) or k in names]
         if model_input.name in given:
             keys = [model_input.name]
         if not keys:

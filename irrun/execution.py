@@ -26,7 +26,7 @@ from irrun.errors import (
     ValidationFailed,
 )
 from irrun.ops.base import OpContext
-from irrun.ops.registry import resolve_layer
+from irrun.ops.registry import has_kernel, resolve_layer, runnable
 from irrun.shape import Shape
 
 __all__ = ["run", "steps", "Step", "Results", "tensor_name"]
@@ -203,6 +203,12 @@ def _evaluate(model, layer, op, arguments):
         raise error_class(
             f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
         ) from None
+    except (ValueError, TypeError) as exc:
+        # Shapes that are dynamic in the file can still disagree at run time (Concat inputs
+        # [?,2] and [?,3] fed [2,2] and [3,3]); the kernels say so with ValueError/TypeError.
+        raise ExecutionError(
+            f"{layer.describe()} failed on these inputs: {exc}", file=model.file, line=layer.line
+        ) from None
     except MemoryError:
         shapes = ", ".join(str(p.inferred_shape) for p in layer.outputs)
         raise ExecutionError(
@@ -218,7 +224,7 @@ def _build_ops(model, order):
         if layer.type == "Parameter":
             continue
         op_class = resolve_layer(layer)
-        if op_class is None or not op_class.can_evaluate:
+        if op_class is None or not has_kernel(op_class):
             missing.setdefault(f"{layer.type} ({layer.version or 'no version'})", []).append(layer)
             continue
         ops[layer.id] = op_class(layer, OpContext())
@@ -229,8 +235,8 @@ def _build_ops(model, order):
         )
         raise UnsupportedOpError(
             f"irrun cannot run {sum(len(v) for v in missing.values())} layer(s) of this model: "
-            f"{listing}. It runs Parameter, Const, Result, Concat, Gather, GatherND and "
-            "GatherElements; `irrun validate` can still check the rest",
+            f"{listing}. It runs {', '.join(runnable())}; `irrun validate` can still check "
+            "the rest",
             file=model.file,
         )
     return ops

@@ -456,7 +456,8 @@ class Model(Graph):
     def input(self, name: str) -> ModelInput:
         """Find an input by Parameter layer name or any of its tensor names."""
         for model_input in self.inputs:
-            if name == model_input.layer.name or name in model_input.names:
+            by_layer = model_input.layer.type == "Parameter" and name == model_input.layer.name
+            if by_layer or name in model_input.names:
                 return model_input
         known = ", ".join(repr(i.name) for i in self.inputs) or "none"
         raise KeyError(f"the model has no input named {name!r}; its inputs are {known}")

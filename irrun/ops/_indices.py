@@ -22,6 +22,17 @@ def check_index_type(op: Op, info: TensorInfo, port_index: int, allowed=None) ->
     return ok
 
 
+def as_signed_indices(values):
+    """Index values as int64 for range checks; u64 values beyond int64 become int64's maximum
+    (still out of range) instead of wrapping to negative numbers."""
+    import numpy as np
+
+    values = np.asarray(values)
+    if values.dtype == np.uint64:
+        values = np.minimum(values, np.uint64(2**63 - 1))
+    return values.astype(np.int64, copy=False)
+
+
 def first_bad_index(values, low: int, high: int):
     """``(position, value)`` of the first entry of ``values`` outside ``[low, high]``, or None."""
     import numpy as np

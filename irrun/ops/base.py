@@ -4,9 +4,9 @@ An op class is instantiated once per layer. Its constructor parses and checks
 the layer's attributes, reporting problems through the context it is given;
 :meth:`Op.infer` maps input :class:`TensorInfo` (partial shapes, element types
 and, for constants, values) to output :class:`TensorInfo`; :meth:`Op.evaluate`
-maps numpy arrays to numpy arrays. Validation and execution both use the same
-instance, so the attributes are parsed once and the rule that checks a shape
-is the one that predicts what the kernel produces.
+maps numpy arrays to numpy arrays. Validation and execution build instances of the
+same class, so the rule that checks a shape is the one that predicts what the
+kernel produces (and the executor asserts that it does).
 """
 
 from __future__ import annotations
@@ -98,9 +98,6 @@ class Op:
         (the declared output dims are then trusted)."""
         return None
 
-    #: Set to False by ops that can be checked but not run.
-    can_evaluate = False
-
     def evaluate(self, inputs: list) -> list:
         """Compute the outputs (numpy arrays) from the inputs (numpy arrays)."""
         raise NotImplementedError(f"{self.label} has no kernel")
@@ -168,11 +165,6 @@ def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis", p
         hint=f"use {'an' if what[0] in 'aeiou' else 'a'} {what} between {-rank} and {rank - 1}",
     )
     return None
-
-
-def dims_text(dims) -> str:
-    """``[2] + [5] + [4]``-style rendering helper: a list of dims as a shape string."""
-    return str(Shape(list(dims)))
 
 
 def sum_dims(dims: list[Dim]) -> Dim:

@@ -32,7 +32,6 @@ class Concat(Op):
     """Concat-1 (attribute ``axis``, required)."""
 
     type, version, inputs = "Concat", 1, (1, None)
-    can_evaluate = True
 
     def __init__(self, layer, context):
         super().__init__(layer, context)

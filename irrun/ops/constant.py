@@ -19,7 +19,6 @@ class Constant(Op):
     """
 
     type, version, inputs = "Constant", 1, (0, 0)
-    can_evaluate = True
 
     def __init__(self, layer, context):
         super().__init__(layer, context)

@@ -12,6 +12,7 @@ is undefined, so irrun refuses to run it.
 from __future__ import annotations
 
 from irrun.ops._indices import (
+    as_signed_indices,
     batch_dims_merge,
     check_index_type,
     first_bad_index,
@@ -24,20 +25,19 @@ from irrun.shape import Dim, Shape
 
 class _Gather(Op):
     inputs = (3, 3)
-    can_evaluate = True
     #: What happens to an index outside [-s, s-1] (the kernel's ``out_of_range`` policy).
     out_of_range = "error"
 
     def __init__(self, layer, context):
         super().__init__(layer, context)
         self.batch_dims = self.int_attribute("batch_dims", 0) if self.version >= 7 else 0
-        self.axis = None
 
     def infer(self, inputs):
         """Shape rule of ops.md §2.1, over partial shapes."""
         data, indices, axis_info = inputs
         integer_indices = check_index_type(self, indices, 1)
-        if axis_info.element_type.name != "dynamic" and not axis_info.element_type.is_integer:
+        integer_axis = axis_info.element_type.name == "dynamic" or axis_info.element_type.is_integer
+        if not integer_axis:
             self.context.error(
                 "index-type",
                 f"{self.describe()}: the axis input must be an integer, "
@@ -54,8 +54,8 @@ class _Gather(Op):
                 port=self.input_port(2),
             )
             return None
-        axis = None if axis_info.value is None else int(axis_info.value.reshape(-1)[0])
-        self.axis = axis
+        known = integer_axis and axis_info.value is not None and axis_info.value.size == 1
+        axis = int(axis_info.value.reshape(-1)[0]) if known else None
         if not data.shape.rank_is_static or not indices.shape.rank_is_static:
             return [
                 TensorInfo(Shape.dynamic_rank(), data.element_type, why="an input of unknown rank")
@@ -122,9 +122,8 @@ class _Gather(Op):
     def _check_index_values(self, indices, size: Dim, axis):
         if indices.value is None or not size.is_static or indices.value.size == 0:
             return
-        import numpy as np
 
-        values = np.asarray(indices.value).astype(np.int64, copy=False)
+        values = as_signed_indices(indices.value)
         s = size.value
         found = first_bad_index(values, -s, s - 1)
         if found:

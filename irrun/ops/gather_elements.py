@@ -8,7 +8,7 @@ plugin does); out of range is an error.
 
 from __future__ import annotations
 
-from irrun.ops._indices import check_index_type, first_bad_index
+from irrun.ops._indices import as_signed_indices, check_index_type, first_bad_index
 from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -19,7 +19,6 @@ class GatherElements(Op):
     """GatherElements-6 (attribute ``axis``, required)."""
 
     type, version, inputs = "GatherElements", 6, (2, 2)
-    can_evaluate = True
 
     def __init__(self, layer, context):
         super().__init__(layer, context)
@@ -77,10 +76,8 @@ class GatherElements(Op):
         )
         known = data.shape.rank_is_static and data.shape[axis].is_static
         if known and integer_indices and indices.value is not None:
-            import numpy as np
-
             size = data.shape[axis].value
-            found = first_bad_index(np.asarray(indices.value).astype(np.int64), -size, size - 1)
+            found = first_bad_index(as_signed_indices(indices.value), -size, size - 1)
             if found:
                 position, value, count = found
                 self.context.error(

@@ -11,6 +11,7 @@ indices wrap; out of range is unspecified, so irrun refuses to run it.
 from __future__ import annotations
 
 from irrun.ops._indices import (
+    as_signed_indices,
     batch_dims_merge,
     check_index_type,
     first_bad_index,
@@ -23,7 +24,6 @@ from irrun.shape import Dim, Shape
 
 class _GatherND(Op):
     inputs = (2, 2)
-    can_evaluate = True
     flatten_batch = False
 
     def __init__(self, layer, context):
@@ -103,9 +103,8 @@ class _GatherND(Op):
     def _check_index_values(self, indices, sizes):
         if indices.value is None or indices.value.size == 0 or not sizes.is_static:
             return
-        import numpy as np
 
-        values = np.asarray(indices.value).astype(np.int64, copy=False)
+        values = as_signed_indices(indices.value)
         for j, size in enumerate(sizes.to_tuple()):
             found = first_bad_index(values[..., j], -size, size - 1)
             if found:

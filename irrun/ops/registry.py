@@ -14,6 +14,8 @@ from __future__ import annotations
 __all__ = [
     "register",
     "unregister",
+    "has_kernel",
+    "runnable",
     "resolve",
     "resolve_layer",
     "opset_exists",
@@ -104,8 +106,26 @@ def resolve_layer(layer):
     return resolve(layer.type, layer.opset) if opset_exists(layer) else None
 
 
+def has_kernel(op_class) -> bool:
+    """True when an op class can run (it implements ``evaluate``)."""
+    from irrun.ops.base import Op
+
+    return op_class.evaluate is not Op.evaluate
+
+
+def runnable() -> list[str]:
+    """``Type-version`` of every registered op that has a kernel."""
+    _load_builtin_ops()
+    return sorted(
+        f"{cls.type}-{cls.version}"
+        for versions in _REGISTRY.values()
+        for cls in versions.values()
+        if has_kernel(cls)
+    )
+
+
 def registered() -> dict[str, list[int]]:
-    """Every registered op type with its versions (for docs and ``irrun --help``)."""
+    """Every registered op type with its versions."""
     _load_builtin_ops()
     return {next(iter(v.values())).type: sorted(v) for _, v in sorted(_REGISTRY.items())}
 

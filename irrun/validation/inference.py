@@ -16,7 +16,7 @@ from __future__ import annotations
 from irrun.errors import IRError
 from irrun.model import short_text
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
-from irrun.ops.registry import LATEST_OPSET, opset_exists, resolve, resolve_layer
+from irrun.ops.registry import LATEST_OPSET, has_kernel, opset_exists, resolve, resolve_layer
 from irrun.shape import Shape
 
 __all__ = ["infer_graph", "FOLD_LIMIT"]
@@ -133,13 +133,15 @@ def infer_graph(graph, emit) -> tuple[int, int]:
         checked += 1
         declared_outputs = None
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
-            if info.value is None and op.can_evaluate:
+            if info.value is None and has_kernel(op_class):
                 info.value = _fold(op, inputs, info)
             problems = _compare(op, port, info)
             if not problems:
-                port.inferred_shape = info.shape.merge(port.declared_shape) or info.shape
+                # Only what inference proves: declared dims are not evidence (OpenVINO ignores
+                # them too), so they never narrow an inferred shape.
+                port.inferred_shape = info.shape
                 port.inferred_type = info.element_type
-                flowing[id(port)] = TensorInfo(port.inferred_shape, info.element_type, info.value)
+                flowing[id(port)] = TensorInfo(info.shape, info.element_type, info.value)
                 if input_causes:
                     causes[id(port)] = input_causes[0]
                 continue

@@ -501,7 +501,8 @@ def test_gather_non_constant_axis_is_not_an_error():
     assert len(check(n.text())) == 0
     model = irrun.load(n.text())
     model.validate()
-    assert str(model.layer("g").outputs[0].shape) == "[2,5,4]"
+    # what inference proves (declared dims are not evidence)
+    assert str(model.layer("g").outputs[0].inferred_shape) == "[2,?,?]"
     # the batch dim is still known: declaring 3 there is an error
     text = n.text().replace("<dim>2</dim><dim>5</dim><dim>4</dim>", "<dim>3</dim><dim>5</dim>"
                             "<dim>4</dim>")  # fmt: skip

@@ -69,8 +69,6 @@ def test_an_op_without_a_kernel_is_checked_but_not_run(doubler):
 def test_adding_a_kernel_makes_it_run(doubler):
     @register(replace=True)
     class DoublerWithKernel(doubler):
-        can_evaluate = True
-
         def evaluate(self, inputs):
             return [np.concatenate([inputs[0], inputs[0]], axis=-1)]
 
