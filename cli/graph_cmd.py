@@ -111,14 +111,8 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
             engine = choose_engine(engine)
     except ImportError as exc:  # no drawing engine: say how to install one
         _fail(str(exc))
-    picture = draw(chosen, report=report, around=around, radius=radius, engine=engine,
-                   format=picture_format)  # fmt: skip
-    try:
-        mode, encoding = ("w", "utf-8") if isinstance(picture, str) else ("wb", None)
-        with open(output_path, mode, encoding=encoding) as file:
-            file.write(picture)
-    except OSError as exc:
-        _fail(f"cannot write {output_path}: {exc.strerror or exc}")
+    draw(chosen, output_path, report=report, around=around, radius=radius, engine=engine,
+         format=picture_format)  # fmt: skip
     count = len(chosen.layers)
     shown = f"{count} layer{'s' * (count != 1)}" if around is None else f"around {around!r}"
     problems = f"; {report.summary()}" if report is not None and len(report) else ""

@@ -218,39 +218,20 @@ def portable_array(array: np.ndarray) -> np.ndarray:
 def save_npz(path, arrays: dict) -> None:
     """Write arrays to an ``.npz`` (see :func:`portable_array`), leaving no partial file behind.
 
-    Raises :class:`~irrun.errors.InputFileError` when the folder is missing, the
-    path is a directory, or the place is not writable.
+    Any string is a valid key (``file``, ``allow_pickle``...): members are written one by one,
+    not passed to ``numpy.savez`` as keyword arguments. Raises
+    :class:`~irrun.errors.InputFileError` when the place cannot be written
+    (see :func:`irrun.ir.files.write_output_file`).
     """
-    import stat
-    import tempfile
+    from numpy.lib import format as npy
 
-    path = os.fspath(path)
-    if not path:
-        raise InputFileError("the output path is empty; give a file name such as out.npz")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise InputFileError(f"cannot write {path!r}: folder {folder!r} does not exist", file=path)
-    if os.path.isdir(path):
-        raise InputFileError(f"cannot write {path!r}: it is a directory", file=path)
-    if os.path.lexists(path):
-        mode = os.stat(path).st_mode if os.path.exists(path) else 0
-        if os.path.islink(path) or not stat.S_ISREG(mode):
-            raise InputFileError(
-                f"cannot write {path!r}: it exists and is not a regular file (a device, FIFO, "
-                "socket or link); irrun replaces only regular files",
-                file=path,
-            )
-    try:
-        handle, temporary = tempfile.mkstemp(suffix=".npz", dir=folder)
-    except OSError as exc:
-        raise InputFileError(f"cannot write in {folder!r}: {exc.strerror}", file=path) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(stream, **{key: portable_array(v) for key, v in arrays.items()})
-        os.replace(temporary, path)
-    except OSError as exc:
-        os.unlink(temporary)
-        raise InputFileError(f"cannot write {path!r}: {exc.strerror}", file=path) from None
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    from irrun.ir.files import write_output_file
+
+    def write(stream):
+        with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+            for key, array in arrays.items():
+                with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
+                    npy.write_array(member, np.asanyarray(portable_array(array)),
+                                    allow_pickle=False)  # fmt: skip
+
+    write_output_file(path, write)

@@ -1,4 +1,5 @@
-"""Opening input files safely: regular files only, checked before any read.
+"""Opening input files safely (regular files only, checked before any read), and writing
+output files atomically.
 
 A FIFO, a device such as ``/dev/zero``, a directory or a symlink loop given as
 a model or weights file would make a naive ``open().read()`` hang, allocate
@@ -14,7 +15,7 @@ import stat
 
 from irrun.errors import InputFileError
 
-__all__ = ["regular_file_size", "read_regular_file"]
+__all__ = ["regular_file_size", "read_regular_file", "write_output_file"]
 
 
 def regular_file_size(path: str, what: str) -> int:
@@ -69,3 +70,46 @@ def read_regular_file(path: str, what: str) -> bytes:
             raise InputFileError(
                 f"cannot read {what} file {path!r}: {exc.strerror or exc}", file=path
             ) from None
+
+
+def write_output_file(path, content) -> None:
+    """Write ``content`` (bytes, text, or a callable that writes to a binary stream) to ``path``
+    through a temporary file in the same folder and a rename, so no partial file is ever left.
+
+    An existing target that is not a regular file (a device, FIFO, socket or symlink) is never
+    replaced. Raises :class:`~irrun.errors.InputFileError` for an empty path, a missing folder,
+    a directory or an unwritable place.
+    """
+    import tempfile
+
+    path = os.fspath(path)
+    if not path:
+        raise InputFileError("the output path is empty; give a file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputFileError(f"cannot write {path!r}: folder {folder!r} does not exist", file=path)
+    if os.path.isdir(path):
+        raise InputFileError(f"cannot write {path!r}: it is a directory", file=path)
+    if os.path.lexists(path) and (os.path.islink(path) or not stat.S_ISREG(os.stat(path).st_mode)):
+        raise InputFileError(
+            f"cannot write {path!r}: it exists and is not a regular file (a device, FIFO, "
+            "socket or link); irrun replaces only regular files",
+            file=path,
+        )
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".irrun-", dir=folder)
+    except OSError as exc:
+        raise InputFileError(f"cannot write in {folder!r}: {exc.strerror}", file=path) from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            if callable(content):
+                content(stream)
+            else:
+                stream.write(content.encode("utf-8") if isinstance(content, str) else content)
+        os.replace(temporary, path)
+    except OSError as exc:
+        os.unlink(temporary)
+        raise InputFileError(f"cannot write {path!r}: {exc.strerror or exc}", file=path) from None
+    except BaseException:
+        os.unlink(temporary)
+        raise

@@ -153,12 +153,9 @@ def draw(
     else:
         picture = _render_matplotlib(scene, picture_format)
     if path is not None:
-        if isinstance(picture, str):
-            with open(path, "w", encoding="utf-8", newline="\n") as file:
-                file.write(picture)
-        else:
-            with open(path, "wb") as file:
-                file.write(picture)
+        from irrun.ir.files import write_output_file
+
+        write_output_file(path, picture)
     return picture
 
 
