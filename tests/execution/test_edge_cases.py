@@ -1,5 +1,7 @@
 """Edge cases found in review: each was a crash, a silent wrong result or a false error."""
 
+from pathlib import Path
+
 import numpy as np
 import openvino as ov
 import pytest
@@ -44,7 +46,7 @@ def test_declared_dims_are_not_taken_as_inferred(tmp_path):
     a = param([-1, 2], name="a")
     cat = opset1.concat([a, a], 0)
     model = save(tmp_path, [opset1.result(cat)], [a])
-    text = open(model.file).read()
+    text = Path(model.file).read_text()
     # Declare a size that inference cannot prove (the input is dynamic): valid, and runs.
     cat_port = text.index('<port id="2" precision="FP32"')
     patched = text[:cat_port] + text[cat_port:].replace("<dim>-1</dim>", "<dim>6</dim>", 1)
@@ -88,10 +90,10 @@ def test_a_string_axis_is_reported_once_without_an_internal_error(tmp_path):
     x = param([4])
     g = opset8.gather(x, np.array([1], np.int64), np.int64(0))
     model = save(tmp_path, [opset1.result(g)], [x])
-    text = open(model.file).read()
+    text = Path(model.file).read_text()
     # OpenVINO cannot even build this; a hand edit makes the axis a string Const holding "0"
     # (its layout: count 1, offsets 0 and 1, the byte "0"), appended to the .bin.
-    blob = open(model.weights.path, "rb").read()
+    blob = Path(model.weights.path).read_bytes()
     layout = b"".join(v.to_bytes(4, "little") for v in (1, 0, 1)) + b"0"
     original = 'element_type="i64" shape="" offset="8" size="8"'
     assert original in text
