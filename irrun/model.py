@@ -418,12 +418,23 @@ class Graph:
 
         Raises ``IRFormatError`` if the graph has a cycle. The order is computed once.
         """
+        from irrun.errors import IRFormatError
+        from irrun.ir.graph_order import find_cycle
+
+        order = self.acyclic_order()
+        if len(order) != len(self._by_id):
+            names = " -> ".join(self._by_id[i].describe() for i in find_cycle(self))
+            raise IRFormatError(f"the graph has a cycle: {names}", file=self.file)
+        return list(order)
+
+    def acyclic_order(self) -> list[Layer]:
+        """Layers in topological order, leaving out those on or after a cycle (computed once)."""
         order = self.__dict__.get("_order")
         if order is None:
-            from irrun.ir.graph_order import topological_layers
+            from irrun.ir.graph_order import acyclic_order
 
-            order = self._order = topological_layers(self)
-        return list(order)
+            order = self._order = acyclic_order(self)
+        return order
 
     def __iter__(self):
         return iter(self.layers)

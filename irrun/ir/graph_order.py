@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from irrun.errors import IRFormatError
 
-__all__ = ["topological_layers", "find_cycle"]
+__all__ = ["topological_layers", "acyclic_order", "find_cycle"]
 
 
 def topological_layers(graph) -> list:
@@ -12,6 +12,17 @@ def topological_layers(graph) -> list:
 
     Raises :class:`~irrun.errors.IRFormatError` naming the layers of a cycle.
     """
+    order = acyclic_order(graph)
+    if len(order) != len(graph._by_id):
+        cycle = find_cycle(graph)
+        names = " -> ".join(graph._by_id[i].describe() for i in cycle)
+        raise IRFormatError(f"the graph has a cycle: {names}", file=graph.file)
+    return order
+
+
+def acyclic_order(graph) -> list:
+    """The layers Kahn's algorithm can order: all of them for an acyclic graph; otherwise
+    those not on (or downstream of) a cycle."""
     position = {layer.id: index for index, layer in enumerate(graph._by_id.values())}
     indegree = dict.fromkeys(position, 0)
     successors: dict[int, list[int]] = {layer_id: [] for layer_id in position}
@@ -31,10 +42,6 @@ def topological_layers(graph) -> list:
             indegree[successor] -= 1
             if indegree[successor] == 0:
                 heapq.heappush(ready, position[successor])
-    if len(order) != len(layers):
-        cycle = find_cycle(graph)
-        names = " -> ".join(graph._by_id[i].describe() for i in cycle)
-        raise IRFormatError(f"the graph has a cycle: {names}", file=graph.file)
     return order
 
 

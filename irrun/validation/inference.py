@@ -13,7 +13,6 @@ would give) becomes a note under the first error instead of an error of its own.
 
 from __future__ import annotations
 
-from irrun.errors import IRError
 from irrun.model import short_text
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
 from irrun.ops.registry import LATEST_OPSET, has_kernel, opset_exists, resolve, resolve_layer
@@ -67,23 +66,7 @@ def _trusted(port) -> TensorInfo:
 
 def _flow_order(graph):
     """Topological order of the layers that are not on a cycle (cycles are reported elsewhere)."""
-    try:
-        return graph.topological_order()
-    except IRError:
-        order, done = [], set()
-        pending = list(graph._by_id.values())
-        progress = True
-        while progress:
-            progress = False
-            for layer in pending:
-                if layer.id in done:
-                    continue
-                producers = [graph.producer(p) for p in layer.inputs]
-                if all(p is None or p.layer.id in done for p in producers):
-                    done.add(layer.id)
-                    order.append(layer)
-                    progress = True
-        return order
+    return graph.acyclic_order()
 
 
 def infer_graph(graph, emit) -> tuple[int, int]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from irrun.errors import IRFormatError
 from irrun.ir.graph_order import find_cycle
 
 __all__ = ["check_structure"]
@@ -115,11 +114,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                 hint="check the body separately, or trust it",
             )
 
-    try:
-        graph.topological_order()
-        cycle = []
-    except IRFormatError:
-        cycle = find_cycle(graph)
+    cycle = find_cycle(graph) if len(graph.acyclic_order()) != len(graph._by_id) else []
     if cycle:
         path = " -> ".join(f"{i} {first_seen[i].name!r}" for i in cycle)
         emit(
