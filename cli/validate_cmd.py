@@ -36,9 +36,9 @@ def validate_command(model, weights, output_format, werror):
     """
     models = load_models(model, weights)
     reports = [m.validate() for m in models]
-    if len(models) > 1:  # several independent spec snippets: say which one each summary is
+    if len(models) > 1:  # several independent spec snippets: say which one each report is
         for snippet, report in zip(models, reports):
-            report.file = f"{report.file} (snippet at line {snippet.layers[0].line})"
+            report.snippet_line = snippet.layers[0].line
     if output_format == "json":
         payload = [r.to_dict() for r in reports]
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))

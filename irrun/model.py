@@ -566,7 +566,7 @@ class Model(Graph):
                 stack.append(iter(body.layers))
 
     def count_by_type(self) -> dict[str, int]:
-        """Layer counts keyed ``"Type-opsetN"`` (``"Type"`` when the version is missing)."""
+        """Layer counts keyed ``"Type opsetN"`` (``"Type"`` when the version is missing)."""
         counts: dict[str, int] = {}
         for layer in self.layers:
             key = f"{layer.type} {layer.version}" if layer.version else layer.type

@@ -93,6 +93,3 @@ def compare_arrays(ours: np.ndarray, theirs: np.ndarray, etype=None) -> dict | N
         distance = _unsigned_distance(a.astype(wide).view(wide), b.astype(wide).view(wide))
         found["max_abs_diff"] = int(distance.max())
     return found
-
-
-# -- OpenVINO ------------------------------------------------------------------------------------

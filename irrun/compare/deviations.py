@@ -175,6 +175,3 @@ def known_deviation(layer, inputs, device: str = "CPU") -> str | None:
         if label:
             return label
     return None
-
-
-# -- comparing arrays ----------------------------------------------------------------------------

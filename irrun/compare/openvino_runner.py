@@ -206,6 +206,3 @@ def _shape_text(dims) -> str:
         unbounded = upper < 0 or upper >= 2**63 - 1
         converted.append(Dim(max(lower, 0), None if unbounded else upper))
     return str(Shape(converted))
-
-
-# -- the comparison ------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from irrun.errors import IRError, WeightsError
-from irrun.ir.weights import const_layout_problem, decode_const
+from irrun.ir.weights import const_layout_problem, decode_checked_const
 
 __all__ = ["const_problem", "read_const"]
 
@@ -40,7 +40,7 @@ def read_const(layer):
     if problem:
         raise WeightsError(f"{layer.describe()}: {problem}", file=layer.graph.file, line=layer.line)
     try:
-        return decode_const(etype, shape, offset, size, weights)
+        return decode_checked_const(etype, shape, offset, weights)
     except WeightsError as exc:
         raise WeightsError(
             f"{layer.describe()}: {exc.message}", file=layer.graph.file, line=layer.line

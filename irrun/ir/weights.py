@@ -175,10 +175,14 @@ def decode_checked_const(
         array = _UNPACK[element_type.name](packed, count).view(element_type.numpy_dtype)
     else:
         dtype = element_type.numpy_dtype
-        array = weights.view(offset, count, dtype)
-        if offset % dtype.alignment or sys.byteorder != "little":
-            # Unaligned views are legal but slow everywhere they are used: copy once.
-            array = array.astype(dtype.newbyteorder("<"), copy=True).astype(dtype)
+        if sys.byteorder != "little" and dtype.itemsize > 1:
+            # The .bin is little-endian: read it as such, then convert to native order.
+            array = weights.view(offset, count, dtype.newbyteorder("<")).astype(dtype)
+        else:
+            array = weights.view(offset, count, dtype)
+            if offset % dtype.alignment:
+                # Unaligned views are legal but slow everywhere they are used: copy once.
+                array = array.copy()
         if element_type.name == "boolean" and count and array.view(np.uint8).max() > 1:
             array = array.view(np.uint8) != 0
     array = array.reshape(shape)

@@ -34,7 +34,8 @@ def as_signed_indices(values):
 
 
 def first_bad_index(values, low: int, high: int):
-    """``(position, value)`` of the first entry of ``values`` outside ``[low, high]``, or None."""
+    """``(position, value, count)`` of the first entry of ``values`` outside ``[low, high]``
+    (and how many there are), or ``None``."""
     import numpy as np
 
     bad = (values < low) | (values > high)

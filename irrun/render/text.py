@@ -46,5 +46,8 @@ def summary_line(report) -> str:
 def report_text(report, color: bool = False) -> str:
     """Every diagnostic, then the summary line."""
     parts = [diagnostic_text(d, color) for d in report.diagnostics]
-    parts.append(f"{report.file}: {summary_line(report)}")
+    where = report.file
+    if report.snippet_line is not None:
+        where += f" (snippet at line {report.snippet_line})"
+    parts.append(f"{where}: {summary_line(report)}")
     return "\n".join(parts)

@@ -121,8 +121,10 @@ class Report:
     from the file.
     """
 
-    def __init__(self, file, diagnostics, layers_checked, layers_trusted):
+    def __init__(self, file, diagnostics, layers_checked, layers_trusted, snippet_line=None):
         self.file = file
+        #: For one of several independent snippets in a fragment file: its first line.
+        self.snippet_line = snippet_line
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.line is None, d.line or 0))
         self.layers_checked = layers_checked
         self.layers_trusted = layers_trusted
@@ -172,6 +174,7 @@ class Report:
         return {
             "schema": "irrun.validate/1",
             "file": self.file,
+            "snippet_line": self.snippet_line,
             "ok": self.ok,
             "summary": {
                 "errors": len(self.errors),

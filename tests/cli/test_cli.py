@@ -1,6 +1,7 @@
 """The click app: help, exit codes, lazy imports, packaging of irrun.cli."""
 
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -147,16 +148,18 @@ def test_missing_option_is_a_usage_error():
     assert "Missing option '--inputs'" in result.output
 
 
-def test_wheel_holds_every_cli_module(tmp_path):
+def test_wheel_holds_exactly_the_source_modules(tmp_path):
+    # Build from a clean copy: a build/ folder left in the checkout would leak stale files.
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis"))  # fmt: skip
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path), str(ROOT)],
+         "-w", str(tmp_path), str(source)],
         check=True, capture_output=True,
     )  # fmt: skip
     wheel = next(tmp_path.glob("irrun-*.whl"))
-    names = set(zipfile.ZipFile(wheel).namelist())
+    modules = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".py")}
     expected = {f"irrun/cli/{p.name}" for p in (ROOT / "cli").glob("*.py")}
-    assert expected <= names
-    assert not any(name.startswith("cli/") for name in names)
-    for package in ("ir", "ops", "kernels", "validation", "render", "compare"):
-        assert f"irrun/{package}/__init__.py" in names
+    expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "irrun").rglob("*.py")}
+    assert modules == expected

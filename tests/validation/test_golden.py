@@ -12,15 +12,7 @@ From the repository root, for one file (or a loop over all of them)::
     irrun validate examples/ir/broken/<code>.xml > examples/ir/broken/<code>.expected.txt
 
 then READ the new text and check it is right and helpful: a golden file blesses exactly what
-it holds. Where irrun's output was wrong when these files were written, the expected text was
-corrected by hand instead (so those golden tests fail until irrun is fixed):
-
-* ``axis-range``: irrun's hint says "use a axis between"; expected "use an axis between".
-* ``cycle``: irrun's summary says "1 layers checked"; expected "1 layer checked".
-* ``duplicate-port-id``: irrun adds a spurious ``edge-dims`` error and a ``shape-mismatch``
-  computed as "8 + 8 = 16" (it feeds both ports with id 0 from the first port's edge); the
-  expected text has only the duplicate-port-id and edge-port errors and the unused-parameter
-  warning (see ``test_duplicate_port_id_has_no_spurious_follow_ons_bug``).
+it holds. Where irrun's output is wrong, write the right text by hand and fix irrun.
 
 The three ``.bin`` files are little-endian int64 values, written with::
 
@@ -45,8 +37,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BROKEN = ROOT / "examples" / "ir" / "broken"
 ERROR_CODES = sorted(code for code, (severity, _) in CODES.items()
                      if severity == "error" and code != "internal")  # fmt: skip
-#: Golden files whose expected text was written by hand because irrun's output is wrong.
-HAND_CORRECTED = {"axis-range", "cycle", "duplicate-port-id"}
+#: Files whose single mistake legitimately causes a second error too (a duplicated port id
+#: also leaves an edge pointing at no port).
+TWO_ERRORS = {"duplicate-port-id"}
 
 
 def _golden_files():
@@ -93,5 +86,7 @@ def test_golden_file_reports_its_own_code_as_an_error(xml, monkeypatch):
     assert report["ok"] is False
     errors = [d["code"] for d in report["diagnostics"] if d["severity"] == "error"]
     assert xml.stem in errors
-    if xml.stem not in HAND_CORRECTED:
+    if xml.stem in TWO_ERRORS:
+        assert sorted(errors) == sorted([xml.stem, "edge-port"])
+    else:
         assert errors == [xml.stem]  # the mistake in each file causes exactly one error
