@@ -163,3 +163,35 @@ def test_wheel_holds_exactly_the_source_modules(tmp_path):
     expected = {f"irrun/cli/{p.name}" for p in (ROOT / "cli").glob("*.py")}
     expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "irrun").rglob("*.py")}
     assert modules == expected
+
+
+def test_execute_dump_writes_every_tensor_by_name(tmp_path):
+    dump = tmp_path / "all.npz"
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--inputs", EXAMPLES / "tiny_inputs.npz",
+                    "--dump", dump)  # fmt: skip
+    assert result.exit_code == 0
+    with np.load(dump) as archive:
+        assert sorted(archive.files) == ["ax:0", "data", "idx:0", "out", "picked"]
+        assert archive["picked"].tolist() == [[3, 1], [6, 4]]
+        assert archive["idx:0"].tolist() == [-1, 0]
+
+
+def test_execute_trace_prints_a_line_per_layer():
+    result = CliRunner().invoke(
+        main, ["execute", str(EXAMPLES / "tiny.xml"), "--inputs", str(EXAMPLES / "tiny_inputs.npz"),
+               "--trace"],
+    )  # fmt: skip
+    assert result.exit_code == 0
+    lines = [line.split() for line in result.stderr.splitlines()]
+    assert [(fields[0], fields[1]) for fields in lines] == [
+        ("data", "Parameter"), ("idx", "Const"), ("ax", "Const"), ("g", "Gather"),
+        ("cat", "Concat"), ("out/sink", "Result"),
+    ]  # fmt: skip
+    assert lines[3][2:4] == ["[2,", "2]"] and lines[3][4] == "float32" and lines[3][6] == "B"
+
+
+def test_execute_stop_after_prints_that_layers_outputs():
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--inputs", EXAMPLES / "tiny_inputs.npz",
+                    "--stop-after", "g")  # fmt: skip
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0] == "picked: float32 [2, 2]"
