@@ -8,7 +8,9 @@ outputs exactly as OpenVINO does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 
 from irrun.element_types import ElementType, element_type
 from irrun.errors import AttributeValueError, IRError, MissingAttributeError
@@ -146,12 +148,15 @@ class Layer:
         self.line = line
         self.inputs: list[Port] = []
         self.outputs: list[Port] = []
-        self.rt_info: dict = {}
-        self.output_names: tuple[str, ...] | None = None
-        self.bodies: dict[str, Graph] = {}
-        self.port_maps: dict[str, list[dict]] = {}
-        self.back_edges: list[dict] = []
-        self.data_line: int | None = None  # line of <data>, for attribute messages
+
+    # Rarely present parts default to shared read-only empties (the reader assigns fresh
+    # containers when a layer has them): most layers of a big model have none.
+    rt_info: Mapping = MappingProxyType({})
+    output_names: tuple[str, ...] | None = None
+    bodies: Mapping[str, Graph] = MappingProxyType({})
+    port_maps: Mapping[str, list[dict]] = MappingProxyType({})
+    back_edges: tuple = ()
+    data_line: int | None = None  # line of <data>, for attribute messages
 
     # -- identity -------------------------------------------------------------------------
     @property

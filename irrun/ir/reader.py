@@ -255,7 +255,11 @@ def _layer_id(element, file) -> int:
 def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
     file = graph.file
     attributes = element.attrib
-    layer_id = _layer_id(element, file)
+    text = attributes.get("id")
+    if text is not None and len(text) < 19 and text.isdigit() and text.isascii():
+        layer_id = int(text)
+    else:
+        layer_id = _layer_id(element, file)
     layer_type = attributes.get("type")
     version = attributes.get("version")
     name = attributes.get("name")
@@ -293,9 +297,10 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
         elif tag in _BODY_TAGS:
             body = Graph(graph.model, file)
             _read_graph(body, child, fragment=False)
-            layer.bodies[tag] = body
+            layer.bodies = {**layer.bodies, tag: body}
         elif tag in _PORT_MAP_TAGS:
-            layer.port_maps[tag] = [dict(item.attrib, kind=item.tag) for item in child]
+            maps = [dict(item.attrib, kind=item.tag) for item in child]
+            layer.port_maps = {**layer.port_maps, tag: maps}
         elif tag == "back_edges":
             layer.back_edges = [dict(item.attrib) for item in child]
     return layer
