@@ -23,7 +23,13 @@ def topological_layers(graph) -> list:
 def acyclic_order(graph) -> list:
     """The layers Kahn's algorithm can order: all of them for an acyclic graph; otherwise
     those not on (or downstream of) a cycle."""
-    position = {layer.id: index for index, layer in enumerate(graph._by_id.values())}
+    layers = list(graph._by_id.values())
+    position = {layer.id: index for index, layer in enumerate(layers)}
+    # Serializers write layers in topological order: when every edge goes forward in the
+    # document, that order is the answer (one pass instead of a heap).
+    if all(position[edge.from_layer] < position[edge.to_layer]
+           for edge, *_ in graph._producers.values()):  # fmt: skip
+        return layers
     indegree = dict.fromkeys(position, 0)
     successors: dict[int, list[int]] = {layer_id: [] for layer_id in position}
     for edge, *_ in graph._producers.values():
@@ -33,7 +39,6 @@ def acyclic_order(graph) -> list:
 
     ready = [position[layer_id] for layer_id, degree in indegree.items() if degree == 0]
     heapq.heapify(ready)
-    layers = list(graph._by_id.values())
     order = []
     while ready:
         layer = layers[heapq.heappop(ready)]

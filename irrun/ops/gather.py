@@ -106,10 +106,10 @@ class _Gather(Op):
         merged = batch_dims_merge(self, data, indices, batch)
         if merged is None:
             return None
-        head = Shape(merged + list(data.shape[batch:axis_n]))
+        head = Shape((*merged, *data.shape.dims[batch:axis_n]))
         middle = indices.shape[batch:]
         tail = data.shape[axis_n + 1 :]
-        out = Shape(list(head) + list(middle) + list(tail))
+        out = Shape(head.dims + middle.dims + tail.dims)
         if integer_indices:
             self._check_index_values(indices, data.shape[axis_n], axis)
         why = lambda: (  # noqa: E731  (messages are built only when one is shown)

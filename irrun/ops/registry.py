@@ -27,6 +27,7 @@ __all__ = [
 _TRANSLATIONS = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
 _REGISTRY: dict[str, dict[int, type]] = {}
 _RESOLVED: dict[tuple[str, int | None], type | None] = {}  # cleared by register()
+_RESOLVED_LAYERS: dict[tuple[str, str | None], type | None] = {}  # (type, version) spelling
 
 
 def op_key(layer_type: str) -> str:
@@ -56,6 +57,7 @@ def register(op_class=None, *, replace: bool = False):
             raise ValueError(f"{cls.type}-{cls.version} is already registered")
         versions[cls.version] = cls
         _RESOLVED.clear()
+        _RESOLVED_LAYERS.clear()
         return cls
 
     return decorate(op_class) if op_class is not None else decorate
@@ -68,6 +70,7 @@ def unregister(layer_type: str, version: int) -> None:
     if not versions:
         del _REGISTRY[op_key(layer_type)]
     _RESOLVED.clear()
+    _RESOLVED_LAYERS.clear()
 
 
 def resolve(layer_type: str, opset: int | None):
@@ -103,7 +106,10 @@ def opset_exists(layer) -> bool:
 
 def resolve_layer(layer):
     """The op class for a :class:`~irrun.model.Layer` (its type in its opset), or ``None``."""
-    return resolve(layer.type, layer.opset) if opset_exists(layer) else None
+    key = (layer.type, layer.version)
+    if key not in _RESOLVED_LAYERS:
+        _RESOLVED_LAYERS[key] = resolve(layer.type, layer.opset) if opset_exists(layer) else None
+    return _RESOLVED_LAYERS[key]
 
 
 def has_kernel(op_class) -> bool:
