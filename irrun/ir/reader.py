@@ -161,6 +161,14 @@ def _read_net(root, file, blob) -> Model:
 def _read_fragments(root, file, blob) -> list[Model]:
     for node in [root, *root]:
         stray = node.text if node is root else node.tail
+        if node is not root and not isinstance(node.tag, str):  # a comment: only its tail counts
+            if stray and stray.strip():
+                raise XMLSyntaxError(
+                    f"unexpected text {stray.strip()[:40]!r} between <layer> elements",
+                    file=file,
+                    line=node.sourceline,
+                )
+            continue
         if stray and stray.strip():
             line = root.sourceline if node is root else node.sourceline
             raise XMLSyntaxError(
@@ -217,10 +225,14 @@ def _read_graph(graph: Graph, element, fragment: bool) -> None:
     append_layer = graph.layers.append
     for child in layer_elements:
         if child.tag != "layer":
-            _unexpected(child, "layers", file)
+            if isinstance(child.tag, str):  # comments and PIs have function tags
+                _unexpected(child, "layers", file)
+            continue
         append_layer(_read_layer(graph, child, fragment))
     append_edge = graph.edges.append
     for child in edge_elements:
+        if not isinstance(child.tag, str):
+            continue
         get = child.get
         values = (get("from-layer"), get("from-port"), get("to-layer"), get("to-port"))
         # Fast path: four plain decimal ids (what every serializer writes).
@@ -254,15 +266,15 @@ def _layer_id(element, file) -> int:
 
 def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
     file = graph.file
-    attributes = element.attrib
-    text = attributes.get("id")
+    get = element.get
+    text = get("id")
     if text is not None and len(text) < 19 and text.isdigit() and text.isascii():
         layer_id = int(text)
     else:
         layer_id = _layer_id(element, file)
-    layer_type = attributes.get("type")
-    version = attributes.get("version")
-    name = attributes.get("name")
+    layer_type = get("type")
+    version = get("version")
+    name = get("name")
     if not fragment and (name is None or layer_type is None or version is None):
         missing = next(n for n, v in (("name", name), ("type", layer_type),
                                       ("version", version)) if v is None)  # fmt: skip
@@ -276,22 +288,26 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
             f'<layer id="{layer_id}"> has no type', file=file, line=element.sourceline
         )
     layer = Layer(graph, layer_id, name or "", layer_type, version, {}, element.sourceline)
-    output_names = attributes.get("output_names")
+    output_names = get("output_names")
     if output_names is not None:
         layer.output_names = split_names(output_names)
     for child in element:
         tag = child.tag
         if tag == "data":
-            layer.attributes = dict(child.attrib)
+            layer.attributes = dict(child.items())
             layer.data_line = child.sourceline
         elif tag == "input":
             inputs = layer.inputs
-            for port_element in child.iterchildren("port"):
-                inputs.append(_read_port(layer, port_element, "input", len(inputs), fragment))
+            for port_element in child:  # (a plain loop is faster than iterchildren("port"))
+                if port_element.tag == "port":
+                    inputs.append(_read_port(layer, port_element, "input", len(inputs), fragment))
         elif tag == "output":
             outputs = layer.outputs
-            for port_element in child.iterchildren("port"):
-                outputs.append(_read_port(layer, port_element, "output", len(outputs), fragment))
+            for port_element in child:
+                if port_element.tag == "port":
+                    outputs.append(
+                        _read_port(layer, port_element, "output", len(outputs), fragment)
+                    )
         elif tag == "rt_info":
             layer.rt_info = _read_rt_info(child)
         elif tag in _BODY_TAGS:
@@ -299,10 +315,10 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
             _read_graph(body, child, fragment=False)
             layer.bodies = {**layer.bodies, tag: body}
         elif tag in _PORT_MAP_TAGS:
-            maps = [dict(item.attrib, kind=item.tag) for item in child]
+            maps = [dict(item.attrib, kind=item.tag) for item in child if isinstance(item.tag, str)]
             layer.port_maps = {**layer.port_maps, tag: maps}
         elif tag == "back_edges":
-            layer.back_edges = [dict(item.attrib) for item in child]
+            layer.back_edges = [dict(item.attrib) for item in child if isinstance(item.tag, str)]
     return layer
 
 
@@ -320,7 +336,7 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
     if etype is None and direction == "output" and (precision is not None or not fragment):
         _bad_output_precision(layer, element, port_id, precision)
     # Input-port precisions are ignored by OpenVINO's reader; an unknown one is kept as text.
-    dims = tuple(dim.text or "" for dim in element.iterchildren("dim"))
+    dims = tuple([dim.text or "" for dim in element if dim.tag == "dim"])
     names = get("names")
     if dims or precision is not None or names is not None:
         try:
@@ -414,6 +430,8 @@ def _read_rt_info(element) -> dict:
     an entry (``layout="[N,C,H,W]"``) come as a dict. Unknown entries are kept as they are."""
     info = {}
     for child in element:
+        if not isinstance(child.tag, str):
+            continue
         name = child.get("name", child.tag)
         extra = {k: v for k, v in child.attrib.items() if k not in ("name", "version")}
         if len(child):
@@ -429,6 +447,8 @@ def _read_model_rt_info(element) -> dict:
     """Model ``<rt_info>``: element names are keys, ``value`` attributes values, nesting kept."""
     info = {}
     for child in element:
+        if not isinstance(child.tag, str):
+            continue
         key = child.get("name", child.tag) if child.tag == "info" else child.tag
         info[key] = _read_model_rt_info(child) if len(child) else child.get("value")
     return info

@@ -30,8 +30,10 @@ def _parser():
         load_dtd=False,
         no_network=True,
         dtd_validation=False,
-        remove_comments=True,
-        remove_pis=True,
+        # Comments and processing instructions stay in the tree (removing them costs more
+        # than skipping them); the reader ignores every node whose tag is not a string.
+        remove_comments=False,
+        remove_pis=False,
         huge_tree=False,
         collect_ids=False,
     )
