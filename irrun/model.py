@@ -341,23 +341,29 @@ class Graph:
         for layer in self.layers:
             by_id.setdefault(layer.id, layer)
         self._by_id = by_id
-        in_ports: dict[tuple[int, int], Port] = {}
-        out_ports: dict[tuple[int, int], Port] = {}
-        for layer_id, layer in by_id.items():
-            for port in layer.inputs:
-                in_ports.setdefault((layer_id, port.id), port)
-            for port in layer.outputs:
-                out_ports.setdefault((layer_id, port.id), port)
         # (layer id, port id) -> (edge, the port at the other end, the port itself)
         producers: dict[tuple[int, int], tuple[Edge, Port, Port]] = {}
         consumers: dict[tuple[int, int], list[tuple[Edge, Port, Port]]] = {}
         for edge in self.edges:
-            source_key = (edge.from_layer, edge.from_port)
-            target_key = (edge.to_layer, edge.to_port)
-            out_port = out_ports.get(source_key)
-            in_port = in_ports.get(target_key)
+            source = by_id.get(edge.from_layer)
+            target = by_id.get(edge.to_layer)
+            if source is None or target is None:
+                continue
+            # Layers have a handful of ports: a scan beats indexing every port in a dict.
+            # The first port with an id wins, as for duplicate layer ids.
+            out_port = in_port = None
+            for port in source.outputs:
+                if port.id == edge.from_port:
+                    out_port = port
+                    break
+            for port in target.inputs:
+                if port.id == edge.to_port:
+                    in_port = port
+                    break
             if out_port is None or in_port is None:
                 continue
+            source_key = (edge.from_layer, edge.from_port)
+            target_key = (edge.to_layer, edge.to_port)
             if target_key not in producers:
                 producers[target_key] = (edge, out_port, in_port)
             if source_key in consumers:
