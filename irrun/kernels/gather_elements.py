@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from irrun.kernels import _indices
+
+# TILE_CELLS is read from _indices at call time, so one setting governs every kernel.
 from irrun.kernels._indices import (
-    TILE_CELLS,
     as_index_array,
     check_policy,
     fill_zero,
@@ -101,11 +103,11 @@ def gather_elements(data, indices, axis: int, *, out_of_range: str = "error"):
     # Flat element numbers (outer * size * inner + index * inner + position in inner) and
     # np.take on the raveled data, tile by tile: 1.4-1.9x faster than take_along_axis, which
     # builds broadcast fancy indices (bench/bench_kernels.py).
-    if inner <= TILE_CELLS:
+    if inner <= _indices.TILE_CELLS:
         # Grid rows are the outer blocks; tiles cut rows at whole inner blocks.
         grid = indices.reshape(outer, count * inner)
         out_grid = out.reshape(outer, count * inner)
-        widest = min(TILE_CELLS, count * inner)
+        widest = min(_indices.TILE_CELLS, count * inner)
         positions = np.tile(np.arange(inner, dtype=np.intp), widest // inner + 1)
         cuts = tiles(outer, count * inner, align=inner)
     else:
@@ -121,7 +123,7 @@ def gather_elements(data, indices, axis: int, *, out_of_range: str = "error"):
         values, invalid = normalize_indices(
             grid[rows, columns], size, axis, out_of_range, locate=locate
         )
-        if inner <= TILE_CELLS:
+        if inner <= _indices.TILE_CELLS:
             starts = np.arange(rows.start, rows.stop, dtype=np.intp) * (size * inner)
             within = positions[: columns.stop - columns.start]
         else:

@@ -1,6 +1,5 @@
 """Gather-1/-7/-8 kernel: ops.md section 2 (semantics, test vectors G1-G13, errors)."""
 
-import contextlib
 import doctest
 import importlib
 
@@ -19,21 +18,6 @@ I64 = np.int64
 TWO_BY_THREE = np.array([[1, 2, 3], [4, 5, 6]], F32)
 TWO_BY_FIVE = np.array([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]], F32)
 FIVE = np.array([1, 2, 3, 4, 5], F32)
-TILED_MODULES = ("_indices", "gather_elements")
-
-
-@contextlib.contextmanager
-def tile_cells(cells):
-    """Let the kernels cut their work into tiles of ``cells`` index cells (None: the default)."""
-    modules = [importlib.import_module(f"irrun.kernels.{name}") for name in TILED_MODULES]
-    saved = [module.TILE_CELLS for module in modules]
-    try:
-        for module in modules:
-            module.TILE_CELLS = cells or module.TILE_CELLS
-        yield
-    finally:
-        for module, value in zip(modules, saved):
-            module.TILE_CELLS = value
 
 
 def gather8(data, idx, axis, b=0, policy="zero"):
@@ -190,7 +174,7 @@ def test_zero_policy_with_batch_dims_fills_only_the_bad_batch_positions():
     check(gather(TWO_BY_THREE, indices, 1, 1), [[1, 0], [0, 6]])
 
 
-def test_tiled_batched_gather_matches_untiled():
+def test_tiled_batched_gather_matches_untiled(tile_cells):
     data = np.arange(3 * 4 * 5 * 2).reshape(3, 4, 5, 2)
     indices = np.array([[0, 4, -1, 7, -5], [1, 1, 2, -6, 3], [4, 3, 2, 1, 0]])
     expected = gather(data, indices, 2, 1)
@@ -476,7 +460,7 @@ def gather_cases(draw):
 
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(gather_cases(), st.sampled_from(["zero", "clip"]), st.sampled_from([None, 1, 2, 5]))
-def test_matches_loop_model_of_gather8(case, policy, cells):
+def test_matches_loop_model_of_gather8(tile_cells, case, policy, cells):
     data, indices, axis, batch_dims = case
     if policy == "clip" and data.shape[axis] == 0 and indices.size:
         return
@@ -490,7 +474,7 @@ def test_matches_loop_model_of_gather8(case, policy, cells):
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(gather_cases(), st.sampled_from([None, 1, 3]))
-def test_error_policy_raises_exactly_when_an_index_is_outside_minus_s_to_s(case, cells):
+def test_error_policy_raises_exactly_when_an_index_is_outside_minus_s_to_s(tile_cells, case, cells):
     data, indices, axis, batch_dims = case
     size = data.shape[axis]
     bad = (indices < -size) | (indices >= size)

@@ -1,6 +1,5 @@
 """GatherElements-6 kernel: ops.md section 4 (semantics, errors, test vectors E1-E5)."""
 
-import contextlib
 import doctest
 import importlib
 
@@ -16,21 +15,6 @@ from irrun.kernels import gather_elements
 
 I64 = np.int64
 TWO_BY_THREE = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
-TILED_MODULES = ("_indices", "gather_elements")
-
-
-@contextlib.contextmanager
-def tile_cells(cells):
-    """Let the kernels cut their work into tiles of ``cells`` index cells (None: the default)."""
-    modules = [importlib.import_module(f"irrun.kernels.{name}") for name in TILED_MODULES]
-    saved = [module.TILE_CELLS for module in modules]
-    try:
-        for module in modules:
-            module.TILE_CELLS = cells or module.TILE_CELLS
-        yield
-    finally:
-        for module, value in zip(modules, saved):
-            module.TILE_CELLS = value
 
 
 def check(result, expected, dtype=np.float32):
@@ -209,7 +193,7 @@ def gather_elements_cases(draw):
 
 @settings(derandomize=True, max_examples=120, deadline=None)
 @given(gather_elements_cases(), st.sampled_from([None, 1, 2, 3, 8]))
-def test_zero_policy_matches_take_along_axis_with_a_mask(case, cells):
+def test_zero_policy_matches_take_along_axis_with_a_mask(tile_cells, case, cells):
     data, indices, axis = case
     size = data.shape[axis]
     valid = (indices >= -size) & (indices < size)
@@ -223,7 +207,7 @@ def test_zero_policy_matches_take_along_axis_with_a_mask(case, cells):
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(gather_elements_cases(), st.sampled_from([None, 1, 3]))
-def test_error_policy_names_the_first_bad_index_even_when_tiled(case, cells):
+def test_error_policy_names_the_first_bad_index_even_when_tiled(tile_cells, case, cells):
     data, indices, axis = case
     size = data.shape[axis]
     bad = (indices < -size) | (indices >= size)

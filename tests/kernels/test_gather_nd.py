@@ -1,6 +1,5 @@
 """GatherND-5/-8 kernel: ops.md section 3 (semantics, shapes, errors, test vectors N1-N7)."""
 
-import contextlib
 import doctest
 import importlib
 
@@ -17,21 +16,6 @@ from irrun.kernels import gather_nd
 I64 = np.int64
 TWO_BY_TWO = np.array([[1, 2], [3, 4]], np.float32)
 ARANGE_2_3_4 = np.arange(1, 25, dtype=np.float32).reshape(2, 3, 4)
-TILED_MODULES = ("_indices", "gather_elements")
-
-
-@contextlib.contextmanager
-def tile_cells(cells):
-    """Let the kernels cut their work into tiles of ``cells`` index cells (None: the default)."""
-    modules = [importlib.import_module(f"irrun.kernels.{name}") for name in TILED_MODULES]
-    saved = [module.TILE_CELLS for module in modules]
-    try:
-        for module in modules:
-            module.TILE_CELLS = cells or module.TILE_CELLS
-        yield
-    finally:
-        for module, value in zip(modules, saved):
-            module.TILE_CELLS = value
 
 
 def trt_gather_nd(data, idx, b=0):
@@ -314,7 +298,7 @@ def gather_nd_cases(draw):
 
 @settings(derandomize=True, max_examples=150, deadline=None)
 @given(gather_nd_cases(), st.sampled_from([None, 1, 2, 5]))
-def test_zero_policy_matches_the_tensorrt_loop_model(case, cells):
+def test_zero_policy_matches_the_tensorrt_loop_model(tile_cells, case, cells):
     data, indices, batch_dims = case
     with tile_cells(cells):
         result = gather_nd(data, indices, batch_dims, out_of_range="zero")
@@ -339,7 +323,7 @@ def test_v5_shape_is_v8_shape_with_batch_dims_flattened(case):
 
 @settings(derandomize=True, max_examples=60, deadline=None)
 @given(gather_nd_cases(), st.sampled_from([None, 1, 3]))
-def test_error_policy_names_the_first_bad_index_even_when_tiled(case, cells):
+def test_error_policy_names_the_first_bad_index_even_when_tiled(tile_cells, case, cells):
     data, indices, batch_dims = case
     sizes = np.array(data.shape[batch_dims : batch_dims + indices.shape[-1]])
     bad = (indices < -sizes) | (indices >= sizes)
