@@ -344,32 +344,33 @@ class Graph:
         # (layer id, port id) -> (edge, the port at the other end, the port itself)
         producers: dict[tuple[int, int], tuple[Edge, Port, Port]] = {}
         consumers: dict[tuple[int, int], list[tuple[Edge, Port, Port]]] = {}
+        find = by_id.get
         for edge in self.edges:
-            source = by_id.get(edge.from_layer)
-            target = by_id.get(edge.to_layer)
+            source = find(edge.from_layer)
+            target = find(edge.to_layer)
             if source is None or target is None:
                 continue
             # Layers have a handful of ports: a scan beats indexing every port in a dict.
             # The first port with an id wins, as for duplicate layer ids.
-            out_port = in_port = None
-            for port in source.outputs:
-                if port.id == edge.from_port:
-                    out_port = port
+            from_port = edge.from_port
+            for out_port in source.outputs:
+                if out_port.id == from_port:
                     break
-            for port in target.inputs:
-                if port.id == edge.to_port:
-                    in_port = port
-                    break
-            if out_port is None or in_port is None:
-                continue
-            source_key = (edge.from_layer, edge.from_port)
-            target_key = (edge.to_layer, edge.to_port)
-            if target_key not in producers:
-                producers[target_key] = (edge, out_port, in_port)
-            if source_key in consumers:
-                consumers[source_key].append((edge, in_port, out_port))
             else:
+                continue
+            to_port = edge.to_port
+            for in_port in target.inputs:
+                if in_port.id == to_port:
+                    break
+            else:
+                continue
+            producers.setdefault((edge.to_layer, to_port), (edge, out_port, in_port))
+            source_key = (edge.from_layer, from_port)
+            fed = consumers.get(source_key)
+            if fed is None:
                 consumers[source_key] = [(edge, in_port, out_port)]
+            else:
+                fed.append((edge, in_port, out_port))
         self._producers = producers
         self._consumers = consumers
 
@@ -472,7 +473,11 @@ class Model(Graph):
         self.rt_info: dict = {}
         self.inputs: list[ModelInput] = []
         self.outputs: list[ModelOutput] = []
-        self._constants: dict[int, object] = {}
+        self._constants: dict[int, object] = {}  # id(Const layer) -> its array
+        # Validation's memory of Const layouts already checked against these weights, and of
+        # arrays already decoded (several Consts may point at the same bytes).
+        self._checked_consts: dict[tuple, tuple] = {}
+        self._const_arrays: dict[tuple, object] = {}
 
     # -- I/O lookup -----------------------------------------------------------------------
     def input(self, name: str) -> ModelInput:

@@ -170,7 +170,9 @@ class Shape:
     compares equal to a tuple or list of ints when static.
     """
 
-    __slots__ = ("dims",)
+    # _sizes: the static sizes as ints (None when not static), computed on first use: inference
+    # asks the same (shared, cached) shapes for them over and over.
+    __slots__ = ("dims", "_sizes")
 
     def __init__(self, dims=()):
         if dims is not None:
@@ -216,13 +218,33 @@ class Shape:
     @property
     def is_static(self) -> bool:
         """True when the rank and every dimension are known."""
-        return self.dims is not None and all(d.is_static for d in self.dims)
+        try:
+            return self._sizes is not None
+        except AttributeError:
+            return self._static_sizes() is not None
+
+    def _static_sizes(self) -> tuple[int, ...] | None:
+        try:
+            return self._sizes
+        except AttributeError:
+            pass
+        dims = self.dims
+        static = dims is not None and all(d.lower == d.upper for d in dims)
+        sizes = tuple(d.lower for d in dims) if static else None
+        object.__setattr__(self, "_sizes", sizes)
+        return sizes
 
     def to_tuple(self) -> tuple[int, ...]:
         """The static sizes as a tuple of ints (``ValueError`` if not static)."""
+        try:
+            sizes = self._sizes
+        except AttributeError:
+            sizes = self._static_sizes()
+        if sizes is not None:
+            return sizes
         if self.dims is None:
             raise ValueError("shape [...] has a dynamic rank")
-        return tuple(d.value for d in self.dims)
+        return tuple(d.value for d in self.dims)  # raises for the first dynamic dim
 
     def compatible(self, other: Shape) -> bool:
         """True when both shapes can describe the same tensor."""
@@ -266,7 +288,7 @@ class Shape:
         if self.dims is None:
             raise TypeError("shape [...] has a dynamic rank")
         if isinstance(index, slice):
-            return _shape_of_dims(self.dims[index])
+            return shape_of_dims(self.dims[index])
         return self.dims[index]
 
     def __eq__(self, other) -> bool:
@@ -291,7 +313,7 @@ class Shape:
 _DYNAMIC_RANK = Shape(None)
 
 
-def _shape_of_dims(dims: tuple) -> Shape:
+def shape_of_dims(dims: tuple) -> Shape:
     """A Shape from a tuple already made of Dim objects (no checks: internal use)."""
     shape = object.__new__(Shape)
     object.__setattr__(shape, "dims", dims)

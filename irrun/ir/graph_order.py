@@ -27,12 +27,14 @@ def acyclic_order(graph) -> list:
     position = {layer.id: index for index, layer in enumerate(layers)}
     # Serializers write layers in topological order: when every edge goes forward in the
     # document, that order is the answer (one pass instead of a heap).
-    if all(position[edge.from_layer] < position[edge.to_layer]
-           for edge, *_ in graph._producers.values()):  # fmt: skip
+    for edge, _, _ in graph._producers.values():
+        if position[edge.from_layer] >= position[edge.to_layer]:
+            break
+    else:
         return layers
     indegree = dict.fromkeys(position, 0)
     successors: dict[int, list[int]] = {layer_id: [] for layer_id in position}
-    for edge, *_ in graph._producers.values():
+    for edge, _, _ in graph._producers.values():
         successors[edge.from_layer].append(edge.to_layer)
         indegree[edge.to_layer] += 1
     import heapq
@@ -53,7 +55,7 @@ def acyclic_order(graph) -> list:
 def find_cycle(graph) -> list[int]:
     """Layer ids along one cycle (first id repeated at the end), or ``[]`` if acyclic."""
     successors: dict[int, list[int]] = {}
-    for edge, *_ in graph._producers.values():
+    for edge, _, _ in graph._producers.values():
         successors.setdefault(edge.from_layer, []).append(edge.to_layer)
     state: dict[int, int] = {}  # 1 = on the current path, 2 = finished
     for start in graph._by_id:

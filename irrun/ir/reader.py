@@ -231,15 +231,22 @@ def _read_graph(graph: Graph, element, fragment: bool) -> None:
         append_layer(_read_layer(graph, child, fragment))
     append_edge = graph.edges.append
     for child in edge_elements:
-        if not isinstance(child.tag, str):
-            continue
         get = child.get
-        values = (get("from-layer"), get("from-port"), get("to-layer"), get("to-port"))
-        # Fast path: four plain decimal ids (what every serializer writes).
-        if child.tag == "edge" and all(
-            v is not None and len(v) < 19 and v.isdigit() and v.isascii() for v in values
+        a, b, c, d = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
+        # Fast path: four plain decimal ids (what every serializer writes). Joining them
+        # checks all four at once (a missing one reads "None" and fails the check).
+        if (
+            f"{a}{b}{c}{d}".isdigit()
+            and 0 < len(a) < 19
+            and 0 < len(b) < 19
+            and 0 < len(c) < 19
+            and 0 < len(d) < 19
+            and (a + b + c + d).isascii()
+            and child.tag == "edge"
         ):
-            append_edge(Edge(*map(int, values), child.sourceline))
+            append_edge(Edge(int(a), int(b), int(c), int(d), child.sourceline))
+            continue
+        if not isinstance(child.tag, str):
             continue
         if child.tag != "edge":
             _unexpected(child, "edges", file)
@@ -262,6 +269,12 @@ def _layer_id(element, file) -> int:
     if text is not None and text.isdigit() and text.isascii() and len(text) < 19:
         return int(text)
     return _required_uint(element, "id", file, what="<layer>")
+
+
+#: (direction, fragment, id text, precision, names given, dim texts...) -> (port id, element
+#: type, shape) for ports read before: real models repeat a few port signatures many times.
+_PORT_CACHE: dict[tuple, tuple] = {}
+_PORT_CACHE_LIMIT = 1 << 14
 
 
 def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
@@ -291,23 +304,39 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
     output_names = get("output_names")
     if output_names is not None:
         layer.output_names = split_names(output_names)
+    cache = _PORT_CACHE
     for child in element:
         tag = child.tag
-        if tag == "data":
+        if tag == "output" or tag == "input":
+            ports = layer.outputs if tag == "output" else layer.inputs
+            # The loop below is the hot path of loading: a port whose (id, precision, dims)
+            # were seen before reuses their parsed form; anything else takes _read_port.
+            for port_element in child:  # (a plain loop is faster than iterchildren("port"))
+                if port_element.tag != "port":
+                    continue
+                port_get = port_element.get
+                precision = port_get("precision")
+                names = port_get("names")
+                dims = [d.text for d in port_element if d.tag == "dim"]
+                found = None
+                if len(dims) == len(port_element):  # no rt_info, comment or other child
+                    key = (tag, fragment, port_get("id"), precision, names is None, *dims)
+                    found = cache.get(key)
+                if found is None:
+                    ports.append(_read_port(layer, port_element, tag, len(ports), fragment))
+                    continue
+                port_id, etype, shape = found
+                if names is None:
+                    names = ()
+                elif "," in names or "\\" in names:
+                    names = split_names(names)
+                else:
+                    names = (names,) if names else ()
+                ports.append(Port(layer, port_id, tag, len(ports), precision, etype, shape,
+                                  names, port_element.sourceline))  # fmt: skip
+        elif tag == "data":
             layer.attributes = dict(child.items())
             layer.data_line = child.sourceline
-        elif tag == "input":
-            inputs = layer.inputs
-            for port_element in child:  # (a plain loop is faster than iterchildren("port"))
-                if port_element.tag == "port":
-                    inputs.append(_read_port(layer, port_element, "input", len(inputs), fragment))
-        elif tag == "output":
-            outputs = layer.outputs
-            for port_element in child:
-                if port_element.tag == "port":
-                    outputs.append(
-                        _read_port(layer, port_element, "output", len(outputs), fragment)
-                    )
         elif tag == "rt_info":
             layer.rt_info = _read_rt_info(child)
         elif tag in _BODY_TAGS:
@@ -323,6 +352,7 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
 
 
 def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool) -> Port:
+    """Read one ``<port>`` with every check (the slow path of :func:`_read_layer`)."""
     get = element.get
     text = get("id")
     if text is not None and text.isdigit() and text.isascii() and len(text) < 19:
@@ -357,6 +387,12 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
         rt_info = element.find("rt_info")
         if rt_info is not None:
             port.rt_info = _read_rt_info(rt_info)
+    elif all(dim.text is not None for dim in element):
+        # Remember the parsed form for the fast path (dims without text never take it).
+        if len(_PORT_CACHE) >= _PORT_CACHE_LIMIT:
+            _PORT_CACHE.clear()
+        key = (direction, fragment, text, precision, names is None, *dims)
+        _PORT_CACHE[key] = (port_id, etype, shape)
     return port
 
 

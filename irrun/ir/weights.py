@@ -65,8 +65,16 @@ class Weights:
         return self
 
     def view(self, offset: int, count: int, dtype) -> np.ndarray:
-        """``count`` elements of ``dtype`` starting at byte ``offset`` (bounds already checked)."""
-        return np.frombuffer(self._buffer, dtype=dtype, count=count, offset=offset)
+        """``count`` elements of ``dtype`` starting at byte ``offset`` (bounds already checked);
+        a read-only view of the file, never a copy."""
+        dtype = np.dtype(dtype)
+        try:
+            data = self._bytes
+        except AttributeError:
+            # One array over the whole file: slicing it is several times cheaper than asking
+            # the mmap for a new buffer per Const.
+            data = self._bytes = np.frombuffer(self._buffer, dtype=np.uint8)
+        return data[offset : offset + count * dtype.itemsize].view(dtype)
 
     def __repr__(self) -> str:
         return f"Weights({os.path.basename(self.path)!r}, {self.size} bytes)"
@@ -127,11 +135,12 @@ def const_layout_check(
                 f"bytes ({dims} elements x {element_type.bits} bits)",
                 f'set size="{needed}" or fix the shape/element_type',
             )
-    nonzero = 1
-    for dim in shape:
-        nonzero *= max(dim, 1)
-    if nonzero > 2**62:  # numpy cannot describe such a shape, even with a zero in it
-        return "const-size", f"shape {list(shape)} is too large for numpy to describe", None
+    if count == 0:  # a zero-size shape needs no bytes, but numpy must still describe it
+        nonzero = 1
+        for dim in shape:
+            nonzero *= max(dim, 1)
+        if nonzero > 2**62:
+            return "const-size", f"shape {list(shape)} is too large for numpy to describe", None
     return None
 
 
@@ -186,7 +195,8 @@ def decode_checked_const(
         if element_type.name == "boolean" and count and array.view(np.uint8).max() > 1:
             array = array.view(np.uint8) != 0
     array = array.reshape(shape)
-    array.flags.writeable = False
+    if array.flags.writeable:  # (views of the weights are read-only already)
+        array.flags.writeable = False
     return array
 
 

@@ -22,6 +22,17 @@ class Constant(Op):
 
     def __init__(self, layer, context):
         super().__init__(layer, context)
+        attributes = layer.attributes
+        # Converted models repeat Const layouts (OpenVINO's serializer stores equal constants
+        # once and points every copy at the same bytes): a layout already checked against
+        # this model's weights is not parsed and checked again.
+        key = self._key = (attributes.get("element_type"), attributes.get("shape"),
+                           attributes.get("offset"), attributes.get("size"))  # fmt: skip
+        checked = layer.graph.model._checked_consts.get(key)
+        if checked is not None:
+            self.element_type, self.shape, self.offset, self.size = checked
+            self.ok = True
+            return
         self.ok = False
         self.element_type = None
         self.shape = None
@@ -59,6 +70,9 @@ class Constant(Op):
             )
             return
         self.ok = self._check_bytes()
+        if self.ok:
+            layer.graph.model._checked_consts[key] = (self.element_type, self.shape,
+                                                      self.offset, self.size)  # fmt: skip
 
     def _check_bytes(self) -> bool:
         from irrun.ir.weights import const_layout_check
@@ -89,12 +103,17 @@ class Constant(Op):
         model = self.layer.graph.model
         cached = model._constants.get(id(self.layer))
         if cached is None:
-            try:
-                cached = decode_checked_const(self.element_type, self.shape.to_tuple(),
-                                              self.offset, model.weights)  # fmt: skip
-            except IRError as exc:
-                self.context.error("const-size", f"{self.describe()}: {exc.message}")
-                return None
+            # Consts with the same layout share one read-only array.
+            key = self._key
+            cached = model._const_arrays.get(key)
+            if cached is None:
+                try:
+                    cached = decode_checked_const(self.element_type, self.shape.to_tuple(),
+                                                  self.offset, model.weights)  # fmt: skip
+                except IRError as exc:
+                    self.context.error("const-size", f"{self.describe()}: {exc.message}")
+                    return None
+                model._const_arrays[key] = cached
             model._constants[id(self.layer)] = cached
         return cached
 

@@ -20,7 +20,7 @@ from irrun.ops._indices import (
 )
 from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
-from irrun.shape import Dim, Shape
+from irrun.shape import Dim, Shape, shape_of_dims
 
 
 class _Gather(Op):
@@ -36,16 +36,17 @@ class _Gather(Op):
         """Shape rule of ops.md §2.1, over partial shapes."""
         data, indices, axis_info = inputs
         integer_indices = check_index_type(self, indices, 1)
-        integer_axis = axis_info.element_type.name == "dynamic" or axis_info.element_type.is_integer
+        axis_type = axis_info.element_type
+        integer_axis = axis_type.is_integer or axis_type.name == "dynamic"
         if not integer_axis:
             self.context.error(
                 "index-type",
-                f"{self.describe()}: the axis input must be an integer, "
-                f"not {axis_info.element_type}",
+                f"{self.describe()}: the axis input must be an integer, not {axis_type}",
                 port=self.input_port(2),
             )
-        if axis_info.shape.rank_is_static and not (
-            axis_info.shape.rank == 0 or (axis_info.shape.rank == 1 and axis_info.shape[0] == 1)
+        axis_dims = axis_info.shape.dims
+        if axis_dims is not None and not (
+            len(axis_dims) == 0 or (len(axis_dims) == 1 and axis_dims[0] == 1)
         ):
             self.context.error(
                 "axis-input",
@@ -54,13 +55,18 @@ class _Gather(Op):
                 port=self.input_port(2),
             )
             return None
-        known = integer_axis and axis_info.value is not None and axis_info.value.size == 1
-        axis = int(axis_info.value.reshape(-1)[0]) if known else None
-        if not data.shape.rank_is_static or not indices.shape.rank_is_static:
+        value = axis_info.value
+        axis = (
+            int(value.reshape(-1)[0])
+            if integer_axis and value is not None and value.size == 1
+            else None
+        )
+        data_dims, indices_dims = data.shape.dims, indices.shape.dims
+        if data_dims is None or indices_dims is None:
             return [
                 TensorInfo(Shape.dynamic_rank(), data.element_type, why="an input of unknown rank")
             ]
-        r, q = data.shape.rank, indices.shape.rank
+        r, q = len(data_dims), len(indices_dims)
         if r == 0:
             self.context.error(
                 "input-rank",
@@ -103,28 +109,34 @@ class _Gather(Op):
                 hint="lower batch_dims or pick a later axis",
             )
             return None
-        merged = batch_dims_merge(self, data, indices, batch)
+        merged = batch_dims_merge(self, data, indices, batch) if batch else ()
         if merged is None:
             return None
-        head = Shape((*merged, *data.shape.dims[batch:axis_n]))
-        middle = indices.shape[batch:]
-        tail = data.shape[axis_n + 1 :]
-        out = Shape(head.dims + middle.dims + tail.dims)
-        if integer_indices:
-            self._check_index_values(indices, data.shape[axis_n], axis)
+        # data[:axis] (its batch part merged with indices') + indices[batch:] + data[axis+1:]
+        head = (*merged, *data_dims[batch:axis_n])
+        middle = indices_dims[batch:]
+        tail = data_dims[axis_n + 1 :]
+        out = shape_of_dims(head + middle + tail)
+        if integer_indices and indices.value is not None:
+            self._check_index_values(indices, data_dims[axis_n], axis)
         why = lambda: (  # noqa: E731  (messages are built only when one is shown)
             f"data {data.shape}, indices {indices.shape}, axis {axis}, batch_dims "
             f"{self.batch_dims}: data[:{axis_n}] + indices[{batch}:] + data[{axis_n + 1}:] = "
-            f"{head} + {middle} + {tail} = {out}"
+            f"{Shape(head)} + {Shape(middle)} + {Shape(tail)} = {out}"
         )
         return [TensorInfo(out, data.element_type, why=why)]
 
     def _check_index_values(self, indices, size: Dim, axis):
-        if indices.value is None or not size.is_static or indices.value.size == 0:
+        value = indices.value
+        if value is None or not size.is_static or value.size == 0:
             return
-
-        values = as_signed_indices(indices.value)
         s = size.value
+        if value.size <= 64:  # a few indices: Python ints compare exactly, and faster
+            listed = value.ravel().tolist()
+            low = min(listed)
+            if -s <= low and max(listed) < s and (low >= 0 or self.version >= 8):
+                return  # all in range and nothing to warn about
+        values = as_signed_indices(value)
         found = first_bad_index(values, -s, s - 1)
         if found:
             position, value, count = found

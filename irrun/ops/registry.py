@@ -107,9 +107,14 @@ def opset_exists(layer) -> bool:
 def resolve_layer(layer):
     """The op class for a :class:`~irrun.model.Layer` (its type in its opset), or ``None``."""
     key = (layer.type, layer.version)
-    if key not in _RESOLVED_LAYERS:
-        _RESOLVED_LAYERS[key] = resolve(layer.type, layer.opset) if opset_exists(layer) else None
-    return _RESOLVED_LAYERS[key]
+    found = _RESOLVED_LAYERS.get(key, _UNRESOLVED)
+    if found is _UNRESOLVED:
+        found = resolve(layer.type, layer.opset) if opset_exists(layer) else None
+        _RESOLVED_LAYERS[key] = found
+    return found
+
+
+_UNRESOLVED = object()
 
 
 def has_kernel(op_class) -> bool:

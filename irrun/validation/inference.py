@@ -27,6 +27,8 @@ FOLD_LIMIT = 1 << 16
 class _LayerContext(OpContext):
     """Collects an op's problems as diagnostics of its layer."""
 
+    __slots__ = ("emit", "layer", "op_label")
+
     def __init__(self, emit, layer, op_label):
         self.emit = emit
         self.layer = layer
@@ -74,17 +76,30 @@ def infer_graph(graph, emit) -> tuple[int, int]:
     flowing: dict[int, TensorInfo] = {}  # id(output port) -> what flows out of it
     causes: dict[int, object] = {}  # id(output port) -> the diagnostic that tainted it
     checked = trusted = 0
+    producer_of = graph._producers  # (layer id, port id) -> (edge, producer port, input port)
+    labels: dict[type, str] = {}
     for layer in _flow_order(graph):
-        producers = [graph.producer(port) for port in layer.inputs]
-        _check_edges(layer, producers, emit)
-        inputs, input_causes = [], []
-        for port, producer in zip(layer.inputs, producers):
+        layer_id = layer.id
+        producers, inputs, input_causes = [], [], []
+        edges_disagree = False
+        for port in layer.inputs:
+            found = producer_of.get((layer_id, port.id))
+            producer = found[1] if found is not None and found[2] is port else None
+            producers.append(producer)
             if producer is None:
                 inputs.append(_declared(port))
                 continue
-            inputs.append(flowing.get(id(producer)) or _declared(producer))
-            if id(producer) in causes:
-                input_causes.append(causes[id(producer)])
+            if (
+                producer.declared_shape.dims != port.declared_shape.dims
+                or producer.element_type is not port.element_type
+            ):
+                edges_disagree = True
+            key = id(producer)
+            inputs.append(flowing.get(key) or _declared(producer))
+            if key in causes:
+                input_causes.append(causes[key])
+        if edges_disagree:  # both ends declaring the same is the rule: check only exceptions
+            _check_edges(layer, producers, emit)
 
         op_class = resolve_layer(layer)
         if op_class is None:
@@ -97,7 +112,9 @@ def infer_graph(graph, emit) -> tuple[int, int]:
                 flowing[id(port)] = _trusted(port)
             continue
 
-        label = f"{op_class.type}-{op_class.version}"
+        label = labels.get(op_class)
+        if label is None:
+            label = labels[op_class] = f"{op_class.type}-{op_class.version}"
         context = _LayerContext(emit, layer, label)
         try:
             op = op_class(layer, context)
@@ -115,10 +132,20 @@ def infer_graph(graph, emit) -> tuple[int, int]:
             continue
         checked += 1
         declared_outputs = None
+        foldable = None  # every input a known constant and the op runnable (asked once)
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
-            if info.value is None and all_known(inputs) and has_kernel(op_class):
-                info.value = _fold(op, inputs, info)
-            problems = _compare(op, port, info)
+            if info.value is None:
+                if foldable is None:
+                    foldable = all_known(inputs) and has_kernel(op_class)
+                if foldable:
+                    info.value = _fold(op, inputs, info)
+            etype = port.element_type
+            if port.declared_shape.dims == info.shape.dims and (
+                etype is None or etype is info.element_type
+            ):
+                problems = ()  # the common case: the file says exactly what inference gives
+            else:
+                problems = _compare(op, port, info)
             if not problems:
                 # Only what inference proves: declared dims are not evidence (OpenVINO ignores
                 # them too), so they never narrow an inferred shape.
