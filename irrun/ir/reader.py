@@ -13,12 +13,13 @@ import os
 from functools import lru_cache
 
 from irrun.element_types import _BY_PRECISION, from_precision
-from irrun.errors import FragmentError, InputFileError, IRFormatError, XMLSyntaxError
+from irrun.errors import FragmentError, InputFileError, IRError, IRFormatError, XMLSyntaxError
 from irrun.gc_pause import gc_paused
 from irrun.ir.files import read_regular_file
 from irrun.ir.names import smallest_name, split_names
+from irrun.ir.pieces import PieceFailed
 from irrun.ir.weights import Weights
-from irrun.ir.xml import FRAGMENT_ROOT, parse_document
+from irrun.ir.xml import FRAGMENT_ROOT, parse_document, parse_in_pieces
 from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port, short_text
 from irrun.numbers import parse_int
 from irrun.shape import Dim, Shape
@@ -80,6 +81,11 @@ def load_all(source, weights=None) -> list[Model]:
     :class:`Model` per snippet instead of an error. A ``<net>`` gives a list of one."""
     data, file, directory_hint = _read_source(source)
     with gc_paused():
+        split = parse_in_pieces(data, file)
+        if split is not None:
+            model = _read_net_in_pieces(*split, file, weights, directory_hint)
+            if model is not None:
+                return [model]
         root, is_fragment = parse_document(data, file)
         blob = _open_weights(weights, directory_hint)
         if is_fragment:
@@ -113,26 +119,40 @@ def _open_weights(weights, model_path):
 
 
 # -- documents ---------------------------------------------------------------------------------
-def _read_net(root, file, blob) -> Model:
+def _read_net_in_pieces(root, pieces, file, weights, directory_hint) -> Model | None:
+    """Read a net whose ``<layers>`` and rest arrive in pieces; ``None`` when a piece is not
+    well-formed (the caller then parses the whole document and reports that)."""
+    try:
+        blob = _open_weights(weights, directory_hint)
+        return _read_net(root, file, blob, pieces)
+    except (PieceFailed, IRError):
+        # The whole-document parse reports it: a syntax error anywhere comes first, and
+        # every line is the file's.
+        return None
+    finally:
+        pieces.close()
+
+
+def _read_net(root, file, blob, pieces=None) -> Model:
     if root.tag != "net":
         raise IRFormatError(
             f"the root element is <{root.tag}>, but OpenVINO IR starts with <net>",
             file=file,
-            line=root.sourceline,
+            line=_line(root),
         )
     version_text = root.get("version")
     if version_text is None:
         raise IRFormatError(
             "<net> has no version attribute; OpenVINO reads IR version 10 and 11",
             file=file,
-            line=root.sourceline,
+            line=_line(root),
         )
     version = parse_int(version_text, unsigned=True)
     if version is None:
         raise IRFormatError(
             f"<net version={short_text(version_text)!r}> is not an IR version number",
             file=file,
-            line=root.sourceline,
+            line=_line(root),
         )
     if version < 10:
         raise IRFormatError(
@@ -140,18 +160,18 @@ def _read_net(root, file, blob) -> Model:
             "current OpenVINO no longer reads; convert the original model again with a current "
             "OpenVINO (ovc) to get IR v11",
             file=file,
-            line=root.sourceline,
+            line=_line(root),
         )
     if version > 11:
         raise IRFormatError(
             f"IR version {version} is not supported; OpenVINO 2026 writes and reads versions 10 "
             "and 11",
             file=file,
-            line=root.sourceline,
+            line=_line(root),
         )
     model = Model(file, root.get("name", ""), version, False, blob)
-    _read_graph(model, root, fragment=False)
-    rt_info = root.find("rt_info")
+    _read_graph(model, root, fragment=False, pieces=pieces)
+    rt_info = (root if pieces is None else pieces.rest()).find("rt_info")
     if rt_info is not None:
         model.rt_info = _read_model_rt_info(rt_info)
     _name_model_io(model)
@@ -166,11 +186,11 @@ def _read_fragments(root, file, blob) -> list[Model]:
                 raise XMLSyntaxError(
                     f"unexpected text {stray.strip()[:40]!r} between <layer> elements",
                     file=file,
-                    line=node.sourceline,
+                    line=_line(node),
                 )
             continue
         if stray and stray.strip():
-            line = root.sourceline if node is root else node.sourceline
+            line = _line(root) if node is root else _line(node)
             raise XMLSyntaxError(
                 f"unexpected text {stray.strip()[:40]!r} between <layer> elements",
                 file=file,
@@ -181,7 +201,7 @@ def _read_fragments(root, file, blob) -> list[Model]:
                 f"unexpected <{str(node.tag)[:40]}> in a fragment; it may hold only <layer> "
                 "(and <edge>/<edges>) elements",
                 file=file,
-                line=node.sourceline,
+                line=_line(node),
             )
     elements = [child for child in root if child.tag == "layer"]
     edges = [child for child in root if child.tag in ("edge", "edges")]
@@ -197,7 +217,7 @@ def _read_fragments(root, file, blob) -> list[Model]:
             "the fragment repeats layer ids and has <edge> elements, so its edges are "
             "ambiguous; give every layer a unique id",
             file=file,
-            line=edges[0].sourceline,
+            line=_line(edges[0]),
         )
     models = []
     for element in elements:
@@ -209,9 +229,13 @@ def _read_fragments(root, file, blob) -> list[Model]:
     return models
 
 
-def _read_graph(graph: Graph, element, fragment: bool) -> None:
-    """Read ``<layers>``/``<edges>`` of ``element`` (a net, a body or a fragment root)."""
-    if element.tag == FRAGMENT_ROOT:
+def _read_graph(graph: Graph, element, fragment: bool, pieces=None) -> None:
+    """Read ``<layers>``/``<edges>`` of ``element`` (a net, a body or a fragment root);
+    with ``pieces`` (:mod:`irrun.ir.pieces`), the layers and edges come from there."""
+    if pieces is not None:
+        layer_elements = pieces
+        edge_elements = None  # parsed after the layers: looked up once they are read
+    elif element.tag == FRAGMENT_ROOT:
         layer_elements = list(element.iterchildren("layer"))
         edge_elements = list(element.iterchildren("edge"))
         for child in element.iterchildren("edges"):
@@ -221,14 +245,19 @@ def _read_graph(graph: Graph, element, fragment: bool) -> None:
         edges_element = element.find("edges")
         layer_elements = [] if layers_element is None else list(layers_element)
         edge_elements = [] if edges_element is None else list(edges_element)
+    if pieces is None:
+        _read_layers(graph, layer_elements, fragment)
+    else:
+        layers = graph.layers
+        for piece, line_offset in pieces:
+            first = len(layers)
+            _read_layers(graph, piece, fragment)
+            if line_offset:
+                _shift_lines(layers, first, line_offset)
     file = graph.file
-    append_layer = graph.layers.append
-    for child in layer_elements:
-        if child.tag != "layer":
-            if isinstance(child.tag, str):  # comments and PIs have function tags
-                _unexpected(child, "layers", file)
-            continue
-        append_layer(_read_layer(graph, child, fragment))
+    if edge_elements is None:
+        edges_element = pieces.rest().find("edges")
+        edge_elements = [] if edges_element is None else list(edges_element)
     append_edge = graph.edges.append
     for child in edge_elements:
         get = child.get
@@ -244,24 +273,53 @@ def _read_graph(graph: Graph, element, fragment: bool) -> None:
             and (a + b + c + d).isascii()
             and child.tag == "edge"
         ):
-            append_edge(Edge(int(a), int(b), int(c), int(d), child.sourceline))
+            line = child.sourceline
+            if line >= 65535:
+                line = _big_line(child, line)
+            append_edge(Edge(int(a), int(b), int(c), int(d), line))
             continue
         if not isinstance(child.tag, str):
             continue
         if child.tag != "edge":
             _unexpected(child, "edges", file)
         append_edge(Edge(*(_required_uint(child, n, file) for n in _EDGE_ATTRIBUTES),
-                         child.sourceline))  # fmt: skip
+                         _line(child)))  # fmt: skip
     graph._index()
 
 
 _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 
 
+def _read_layers(graph: Graph, elements, fragment: bool) -> None:
+    file = graph.file
+    append_layer = graph.layers.append
+    for child in elements:
+        if child.tag != "layer":
+            if isinstance(child.tag, str):  # comments and PIs have function tags
+                _unexpected(child, "layers", file)
+            continue
+        append_layer(_read_layer(graph, child, fragment))
+
+
+def _shift_lines(layers: list[Layer], first: int, offset: int) -> None:
+    """Add ``offset`` to the lines of ``layers[first:]`` (read from a piece, see
+    :mod:`irrun.ir.pieces`), their ports and anything in their bodies."""
+    for layer in layers[first:]:
+        layer.line += offset
+        if layer.data_line is not None:
+            layer.data_line += offset
+        for port in layer.inputs:
+            port.line += offset
+        for port in layer.outputs:
+            port.line += offset
+        for body in layer.bodies.values():
+            _shift_lines(body.layers, 0, offset)
+            for edge in body.edges:
+                edge.line += offset
+
+
 def _unexpected(child, parent, file):
-    raise IRFormatError(
-        f"unexpected <{child.tag}> inside <{parent}>", file=file, line=child.sourceline
-    )
+    raise IRFormatError(f"unexpected <{child.tag}> inside <{parent}>", file=file, line=_line(child))
 
 
 def _layer_id(element, file) -> int:
@@ -294,13 +352,14 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
         raise IRFormatError(
             f"<layer id=\"{layer_id}\"> has no '{missing}' attribute, which OpenVINO requires",
             file=file,
-            line=element.sourceline,
+            line=_line(element),
         )
     if not layer_type:
-        raise IRFormatError(
-            f'<layer id="{layer_id}"> has no type', file=file, line=element.sourceline
-        )
-    layer = Layer(graph, layer_id, name or "", layer_type, version, {}, element.sourceline)
+        raise IRFormatError(f'<layer id="{layer_id}"> has no type', file=file, line=_line(element))
+    line = element.sourceline
+    if line >= 65535:
+        line = _big_line(element, line)
+    layer = Layer(graph, layer_id, name or "", layer_type, version, {}, line)
     output_names = get("output_names")
     if output_names is not None:
         layer.output_names = split_names(output_names)
@@ -332,11 +391,15 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
                     names = split_names(names)
                 else:
                     names = (names,) if names else ()
+                line = port_element.sourceline
+                if line >= 65535:
+                    line = _big_line(port_element, line)
                 ports.append(Port(layer, port_id, tag, len(ports), precision, etype, shape,
-                                  names, port_element.sourceline))  # fmt: skip
+                                  names, line))  # fmt: skip
         elif tag == "data":
             layer.attributes = dict(child.items())
-            layer.data_line = child.sourceline
+            line = child.sourceline
+            layer.data_line = line if line < 65535 else _big_line(child, line)
         elif tag == "rt_info":
             layer.rt_info = _read_rt_info(child)
         elif tag in _BODY_TAGS:
@@ -375,14 +438,14 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
             raise IRFormatError(
                 f"{layer.describe()} {direction} port {port_id}: {exc}",
                 file=layer.graph.file,
-                line=element.sourceline,
+                line=_line(element),
             ) from None
     else:
         # Hand-written IR (and OpenVINO's own reader) treat a bare <port id="0"/> as "not
         # declared"; OpenVINO always writes a precision on a real scalar port.
         shape = _DYNAMIC_RANK
     port = Port(layer, port_id, direction, index, precision, etype, shape,
-                split_names(names) if names else (), element.sourceline)  # fmt: skip
+                split_names(names) if names else (), _line(element))  # fmt: skip
     if len(element) > len(dims):
         rt_info = element.find("rt_info")
         if rt_info is not None:
@@ -402,7 +465,7 @@ def _bad_output_precision(layer, element, port_id, precision):
             f"{layer.describe()} output port {port_id} has no precision attribute, which "
             'OpenVINO requires on output ports (e.g. precision="FP32")',
             file=layer.graph.file,
-            line=element.sourceline,
+            line=_line(element),
         )
     try:
         from_precision(precision)
@@ -410,7 +473,7 @@ def _bad_output_precision(layer, element, port_id, precision):
         raise IRFormatError(
             f"{layer.describe()} output port {port_id}: {exc.args[0]}",
             file=layer.graph.file,
-            line=element.sourceline,
+            line=_line(element),
         ) from None
 
 
@@ -448,16 +511,40 @@ def _required_uint(element, name, file, what=None) -> int:
     text = element.get(name)
     what = what or f"<{element.tag}>"
     if text is None:
-        raise IRFormatError(f"{what} has no '{name}' attribute", file=file, line=element.sourceline)
+        raise IRFormatError(f"{what} has no '{name}' attribute", file=file, line=_line(element))
     value = parse_int(text, unsigned=True)
     if value is None:
         raise IRFormatError(
             f"{what} has {name}={short_text(text, 40)!r}, which is not a non-negative integer "
             "(of at most 64 bits)",
             file=file,
-            line=element.sourceline,
+            line=_line(element),
         )
     return value
+
+
+def _line(element) -> int | None:
+    """The XML line of ``element`` (see :func:`_big_line`)."""
+    line = element.sourceline
+    if line is None or line < 65535:
+        return line
+    return _big_line(element, line)
+
+
+def _big_line(element, line: int) -> int:
+    """The true line of an element lxml places at ``line`` >= 65535.
+
+    libxml2 keeps 16 bits of line number per element; past line 65535, lxml reports the line
+    where the element's first child text ends (or, without children, the text after it), so
+    the newlines of that text are stepped back over."""
+    text = element.text
+    if text:  # (a comment's or processing instruction's text is its content: no children)
+        return line - text.count("\n") if isinstance(element.tag, str) else line
+    if len(element):
+        first = element[0]
+        return _line(first) if isinstance(first.tag, str) else line
+    tail = element.tail
+    return line - tail.count("\n") if tail else line
 
 
 # -- rt_info -----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from lxml import etree
 
 from irrun.errors import XMLSyntaxError
 
-__all__ = ["parse_document", "FRAGMENT_ROOT"]
+__all__ = ["parse_document", "parse_in_pieces", "FRAGMENT_ROOT"]
 
 #: Tag of the element irrun wraps around bare ``<layer>`` snippets.
 FRAGMENT_ROOT = "irrun-fragment"
@@ -89,6 +89,19 @@ def parse_document(data: bytes, file: str) -> tuple[etree._Element, bool]:
     if root.getroottree().docinfo.doctype:
         raise XMLSyntaxError("the file has a DOCTYPE declaration; remove it", file=file)
     return root, is_fragment
+
+
+def parse_in_pieces(data: bytes, file: str):
+    """For a large, plainly written ``<net>`` document: ``(skeleton root, layers)``, where
+    ``layers`` yields the ``<layers>`` children while a helper thread parses ahead (see
+    :mod:`irrun.ir.pieces`). ``None`` when the document is not split; then (and when
+    anything goes wrong later) :func:`parse_document` parses it whole."""
+    from irrun.ir.pieces import split_layers
+
+    try:
+        return split_layers(_to_utf8(data, file), _parser)
+    except (etree.XMLSyntaxError, XMLSyntaxError):
+        return None  # parse_document reports it with its exact position
 
 
 def _sniff_codec(data: bytes) -> str | None:

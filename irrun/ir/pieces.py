@@ -1,0 +1,150 @@
+"""Parsing a large IR while reading it: its ``<layers>`` in pieces, on a helper thread.
+
+lxml releases the GIL while libxml2 parses, so a helper thread can parse the next piece of
+the ``<layers>`` section while the reader turns the previous one into :class:`Layer`
+objects; most of the parse time then hides behind the reading instead of coming first.
+
+The content of ``<layers>`` is cut right after ``</layer>`` end tags and each piece is
+parsed as ``<layers>...</layers>``; its line numbers are local (libxml2 keeps them exactly
+below 65536, so pieces stay well under that) and the reader adds the piece's offset. The
+part after ``</layers>`` (``<edges>``, ``<rt_info>``) is parsed as one more piece inside a
+``<net>``, preceded by as many newlines as the file has before it. A cut can only be wrong
+inside a comment, CDATA section, processing instruction or sub-graph body (``<`` is not
+allowed in attribute values or text); each of those leaves an unclosed construct in its
+piece, which libxml2 rejects. So a document either parses in pieces with exactly the
+meaning it has as a whole, or a piece fails and the caller parses the whole document,
+which also gives the exact syntax-error positions.
+
+Only large UTF-8 ``<net>`` documents whose head (everything up to ``<layers>``) holds no
+``<!`` (DOCTYPE, comment) are split.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+__all__ = ["split_layers", "Pieces", "PieceFailed"]
+
+#: Size of the first piece; later pieces double up to MAX_PIECE_BYTES (few pieces means few
+#: hand-overs of the GIL between the threads; a small first one starts the reader early).
+FIRST_PIECE_BYTES = 1 << 18
+MAX_PIECE_BYTES = 1 << 20
+#: A piece must hold fewer lines than this for its local line numbers to be exact.
+MAX_PIECE_LINES = 60000
+
+_FIRST_ELEMENT = re.compile(rb"<([A-Za-z_:][\w.\-:]*)")
+_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\sencoding\s*=\s*(["'])([^"']*)\1""")
+
+
+class PieceFailed(Exception):
+    """A piece of ``<layers>`` is not well-formed XML (the whole document must be parsed)."""
+
+
+def split_layers(data: bytes, parser_factory):
+    """Start parsing ``data`` (UTF-8 IR) in pieces.
+
+    Returns ``(head_root, pieces)``: ``head_root`` is the ``<net>`` element with an empty
+    ``<layers>`` (everything before ``<layers>``'s content), ``pieces`` a :class:`Pieces`
+    giving the ``<layers>`` children and then the rest of the document. ``None`` when the
+    document is small or not safe to split. ``parser_factory()`` gives a fresh lxml parser
+    (one per thread). Raises ``etree.XMLSyntaxError`` if the head is not well-formed.
+    """
+    cut = _layers_body(data)
+    if cut is None:
+        return None
+    start, end = cut
+    spans = []  # (start, stop, newlines before start)
+    position, newlines, size = start, data.count(b"\n", 0, start), FIRST_PIECE_BYTES
+    while position < end:
+        stop = data.find(b"</layer>", position + size, end)
+        stop = end if stop < 0 else stop + len(b"</layer>")
+        lines = data.count(b"\n", position, stop)
+        if lines >= MAX_PIECE_LINES:  # very short lines: not worth a finer cut
+            return None
+        spans.append((position, stop, newlines))
+        newlines += lines
+        position, size = stop, min(2 * size, MAX_PIECE_BYTES)
+    pieces = Pieces(data, spans, (end + len(b"</layers>"), newlines), parser_factory)
+    try:
+        head = etree.fromstring(data[:start] + b"</layers></net>", parser_factory())
+    except BaseException:
+        pieces.close()
+        raise
+    return head, pieces
+
+
+def _layers_body(data: bytes):
+    """``(start, end)`` byte offsets of the content of ``<layers>``, or ``None`` when the
+    document is not worth splitting or its head is not plain."""
+    if len(data) < 4 * FIRST_PIECE_BYTES:
+        return None
+    first = _FIRST_ELEMENT.search(data)
+    if first is None or first.group(1) != b"net":
+        return None
+    encoding = _ENCODING.match(data)
+    if encoding and encoding.group(2).lower().replace(b"-", b"") != b"utf8":
+        return None
+    tag = data.find(b"<layers", first.start())
+    close = data.find(b">", tag)
+    if tag < 0 or close < 0 or data[tag + 7 : tag + 8] not in (b">", b" ", b"\t", b"\r", b"\n"):
+        return None
+    if data[close - 1 : close] == b"/" or b"<!" in data[:close]:  # <layers/>, DOCTYPE, comment
+        return None
+    if data.find(b"<?", first.start(), close) >= 0:
+        return None
+    end = data.rfind(b"</layers>")  # the last one closes the top-level <layers>
+    if end <= close:
+        return None
+    return close + 1, end
+
+
+class Pieces:
+    """Iterate once for ``(piece, line offset)``: each piece a ``<layers>`` element whose
+    children's ``sourceline + line offset`` is their line in the file; then :meth:`rest`:
+    the ``<net>`` of the document after ``</layers>`` (``<edges>``, ``<rt_info>``), with the
+    file's line numbers. A helper thread parses ahead; call :meth:`close` when done."""
+
+    def __init__(self, data, spans, tail, parser_factory):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._data = data
+        self._parser_factory = parser_factory
+        self._offsets = [newlines for _, _, newlines in spans]
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="irrun-parse")
+        self._futures = [self._pool.submit(self._parse_layers, *span) for span in spans]
+        self._tail = self._pool.submit(self._parse_tail, *tail)
+
+    def _parse_layers(self, start, stop, newlines):
+        return self._parse(b"<layers>" + self._data[start:stop] + b"</layers>")
+
+    def _parse_tail(self, start, newlines):
+        return self._parse(b"\n" * newlines + b"<net>" + self._data[start:])
+
+    def _parse(self, text):
+        try:
+            return etree.fromstring(text, self._parser_factory())
+        except etree.XMLSyntaxError:
+            return None
+
+    def __iter__(self):
+        futures = self._futures
+        for index in range(len(futures)):
+            root = futures[index].result()
+            futures[index] = None  # each piece's tree is freed once read
+            if root is None:
+                raise PieceFailed()
+            yield root, self._offsets[index]
+            del root
+
+    def rest(self):
+        """The ``<net>`` holding what follows ``</layers>``."""
+        root = self._tail.result()
+        if root is None:
+            raise PieceFailed()
+        return root
+
+    def close(self) -> None:
+        """Stop the helper thread (parts not parsed yet are dropped)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)

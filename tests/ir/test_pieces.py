@@ -1,0 +1,236 @@
+"""Large IR is parsed in pieces on a helper thread (``irrun.ir.pieces``).
+
+The model must be exactly what parsing the whole document gives (every attribute, port,
+edge and line), and whatever a piece cannot hold on its own (a cut inside a comment or a
+sub-graph body, a syntax error) must fall back to the whole-document parse and its errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino as ov
+import pytest
+from openvino import opset13 as ops
+
+import irrun
+from irrun.errors import IRFormatError, XMLSyntaxError
+from irrun.ir import pieces, reader
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+def snapshot(model) -> tuple:
+    """Everything the reader produces, as plain values."""
+
+    def port(p):
+        return (p.id, p.direction, p.index, p.precision, p.element_type, str(p.declared_shape),
+                p.names, p.line, dict(p.rt_info))  # fmt: skip
+
+    def layer(x):
+        bodies = {tag: graph_of(body) for tag, body in x.bodies.items()}
+        ports = [port(p) for p in (*x.inputs, *x.outputs)]
+        return (x.id, x.name, x.type, x.version, dict(x.attributes), x.line, x.data_line,
+                x.output_names, dict(x.rt_info), ports, bodies, dict(x.port_maps),
+                list(x.back_edges))  # fmt: skip
+
+    def graph_of(graph):
+        edges = [(e.from_layer, e.from_port, e.to_layer, e.to_port, e.line) for e in graph.edges]
+        return [layer(x) for x in graph.layers], edges
+
+    inputs = [(i.name, i.names) for i in model.inputs]
+    outputs = [(o.name, o.names) for o in model.outputs]
+    return (model.name, model.ir_version, model.rt_info, graph_of(model), inputs, outputs)
+
+
+@pytest.fixture
+def tiny_pieces(monkeypatch):
+    """Pieces of a few hundred bytes, so that small documents are cut many times."""
+    monkeypatch.setattr(pieces, "FIRST_PIECE_BYTES", 200)
+    monkeypatch.setattr(pieces, "MAX_PIECE_BYTES", 1500)
+
+
+def load_whole(source, monkeypatch):
+    """Load with splitting switched off."""
+    with monkeypatch.context() as patch:
+        patch.setattr(pieces, "FIRST_PIECE_BYTES", 1 << 40)
+        return irrun.load(source)
+
+
+def forbid_whole_parse(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the document should have been read in pieces")
+
+    monkeypatch.setattr(reader, "parse_document", refuse)
+
+
+def count_whole_parses(monkeypatch) -> list:
+    calls = []
+    original = reader.parse_document
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "parse_document", counting)
+    return calls
+
+
+def openvino_model_xml(tmp_path, blocks=40):
+    """An IR as OpenVINO writes it: Gather/Concat blocks with tensor names and rt_info."""
+    data = ops.parameter([-1, 8], ov.Type.f32, name="input")
+    x = data
+    axis = ops.constant(np.int64(1))
+    rng = np.random.default_rng(0)
+    for i in range(blocks):
+        first = ops.gather(x, ops.constant(rng.integers(0, 8, 4)), axis)
+        second = ops.gather(x, ops.constant(rng.integers(0, 8, 4)), axis)
+        x = ops.concat([first, second], 1)
+        x.output(0).get_tensor().set_names({f"b{i}/out", f"b{i},alias"})
+        x.get_rt_info()["note"] = f"block {i}"
+    model = ov.Model([ops.result(x)], [data], "pieces")
+    model.set_rt_info("value", ["framework", "name"])
+    path = tmp_path / "model.xml"
+    ov.save_model(model, path, compress_to_fp16=False)
+    return path
+
+
+# -- the same model --------------------------------------------------------------------------------
+def test_openvino_ir_read_in_pieces_is_the_whole_document_model(tmp_path, monkeypatch, tiny_pieces):
+    path = openvino_model_xml(tmp_path)
+    expected = snapshot(load_whole(path, monkeypatch))
+    forbid_whole_parse(monkeypatch)
+    model = irrun.load(path)
+    assert snapshot(model) == expected
+    assert len(model.layers) == 1 + 1 + 40 * 5 + 1  # input, axis, 5 per block, result
+    assert model.validate().ok
+
+
+def test_lines_beyond_65535_are_the_files(tmp_path, monkeypatch):
+    # Default piece sizes; about 80 000 lines, so later lines need libxml2's big-line support.
+    body = ['<?xml version="1.0"?>', '<net name="lines" version="11">', "\t<layers>",
+            '\t\t<layer id="0" name="in" type="Parameter" version="opset1">',
+            '\t\t\t<data shape="2" element_type="f32"/>',
+            '\t\t\t<output>\n\t\t\t\t<port id="0" precision="FP32">\n'
+            "\t\t\t\t\t<dim>2</dim>\n\t\t\t\t</port>\n\t\t\t</output>",
+            "\t\t</layer>"]  # fmt: skip
+    edges = []
+    for i in range(1, 10000):
+        body += [f'\t\t<layer id="{i}" name="out{i}" type="Result" version="opset1">',
+                 '\t\t\t<input>\n\t\t\t\t<port id="0" precision="FP32">\n'
+                 "\t\t\t\t\t<dim>2</dim>\n\t\t\t\t</port>\n\t\t\t</input>",
+                 "\t\t</layer>"]  # fmt: skip
+        edges.append(f'\t\t<edge from-layer="0" from-port="0" to-layer="{i}" to-port="0"/>')
+    text = "\n".join([*body, "\t</layers>", "\t<edges>", *edges, "\t</edges>", "</net>", ""])
+    path = tmp_path / "lines.xml"
+    path.write_text(text)
+    assert text.count("\n") > 80_000 and len(text) > 4 * pieces.FIRST_PIECE_BYTES
+
+    expected = snapshot(load_whole(path, monkeypatch))
+    forbid_whole_parse(monkeypatch)
+    model = irrun.load(path)
+    assert snapshot(model) == expected
+    lines = text.split("\n")
+    last = model.layers[-1]
+    assert lines[last.line - 1].startswith('\t\t<layer id="9999" name="out9999"')
+    assert lines[last.inputs[0].line - 1] == '\t\t\t\t<port id="0" precision="FP32">'
+    assert last.line > 65535
+    assert lines[model.edges[-1].line - 1].startswith('\t\t<edge from-layer="0" from-port="0" '
+                                                      'to-layer="9999"')  # fmt: skip
+
+
+# -- what a piece cannot hold ----------------------------------------------------------------------
+def insert_after_layer(path, layer_id, text):
+    xml = path.read_text()
+    marker = f'<layer id="{layer_id}" '
+    end = xml.index("</layer>", xml.index(marker)) + len("</layer>")
+    return xml[:end] + text + xml[end:]
+
+
+def test_a_cut_inside_a_comment_falls_back_to_the_whole_document(tmp_path, monkeypatch,
+                                                                  tiny_pieces):  # fmt: skip
+    path = openvino_model_xml(tmp_path, blocks=12)
+    comment = "\n<!-- a note " + "</layer> " * 200 + "-->"
+    path.write_text(insert_after_layer(path, 5, comment))
+    expected = snapshot(load_whole(path, monkeypatch))
+    calls = count_whole_parses(monkeypatch)
+    assert snapshot(irrun.load(path)) == expected
+    assert len(calls) == 1
+
+
+def test_a_cut_inside_a_subgraph_body_falls_back(tmp_path, monkeypatch, tiny_pieces):
+    inner = "".join(
+        f'<layer id="{i}" name="inner{i}" type="Result" version="opset1"><input>'
+        f'<port id="0" precision="FP32"><dim>2</dim></port></input></layer>\n'
+        for i in range(1, 40)
+    )
+    loop = ('\n<layer id="900" name="loop" type="TensorIterator" version="opset1">'
+            '<output><port id="0" precision="FP32"><dim>2</dim></port></output>'
+            '<port_map><output external_port_id="0" internal_layer_id="1"/></port_map>'
+            f"<body><layers>\n{inner}</layers><edges/></body></layer>")  # fmt: skip
+    path = openvino_model_xml(tmp_path, blocks=12)
+    path.write_text(insert_after_layer(path, 5, loop))
+    expected = snapshot(load_whole(path, monkeypatch))
+    calls = count_whole_parses(monkeypatch)
+    model = irrun.load(path)
+    assert snapshot(model) == expected
+    assert len(model.layer("loop").bodies["body"].layers) == 39
+    assert len(calls) == 1
+
+
+def test_a_syntax_error_after_a_format_error_is_what_is_reported(tmp_path, monkeypatch,
+                                                                  tiny_pieces):  # fmt: skip
+    path = openvino_model_xml(tmp_path, blocks=12)
+    xml = path.read_text()
+    xml = xml.replace("<dim>4</dim>", "<dim>four</dim>", 1)  # early: a format error
+    cut = xml.rindex("<layer ")
+    xml = xml[:cut] + "<layer <" + xml[cut + 7 :]  # near the end: not well-formed
+    path.write_text(xml)
+    with pytest.raises(XMLSyntaxError) as whole:
+        load_whole(path, monkeypatch)
+    with pytest.raises(XMLSyntaxError) as split:
+        irrun.load(path)
+    assert str(split.value) == str(whole.value)
+    assert split.value.line == xml[:cut].count("\n") + 1
+
+
+def test_a_format_error_is_reported_as_the_whole_document_reports_it(tmp_path, monkeypatch,
+                                                                       tiny_pieces):  # fmt: skip
+    path = openvino_model_xml(tmp_path, blocks=12)
+    xml = path.read_text()
+    at = xml.rindex("<dim>4</dim>")
+    path.write_text(xml[:at] + "<dim>four</dim>" + xml[at + len("<dim>4</dim>") :])
+    with pytest.raises(IRFormatError) as whole:
+        load_whole(path, monkeypatch)
+    calls = count_whole_parses(monkeypatch)
+    with pytest.raises(IRFormatError) as split:
+        irrun.load(path)
+    assert len(calls) == 1  # errors are always reported from the whole document
+    assert str(split.value) == str(whole.value)
+    assert split.value.line == whole.value.line
+    assert "<dim>four</dim> is not a dimension" in str(split.value)
+
+
+# -- documents that are not split ------------------------------------------------------------------
+def test_a_declared_non_utf8_encoding_is_not_split(tmp_path, monkeypatch, tiny_pieces):
+    path = openvino_model_xml(tmp_path, blocks=12)
+    xml = path.read_text().replace('<?xml version="1.0"?>',
+                                   '<?xml version="1.0" encoding="ISO-8859-1"?>')  # fmt: skip
+    xml = xml.replace('name="input"', 'name="entrée"')
+    path.write_bytes(xml.encode("latin-1"))
+    assert pieces._layers_body(path.read_bytes()) is None
+    model = irrun.load(path)
+    assert next(x for x in model.layers if x.type == "Parameter").name == "entrée"
+
+
+def test_a_doctype_is_refused_whatever_the_size(tmp_path, tiny_pieces):
+    path = openvino_model_xml(tmp_path, blocks=12)
+    xml = path.read_text().replace("<net ", '<!DOCTYPE net [<!ENTITY a "b">]>\n<net ', 1)
+    path.write_text(xml)
+    with pytest.raises(XMLSyntaxError, match="DOCTYPE"):
+        irrun.load(path)
+
+
+def test_small_documents_are_parsed_whole(tmp_path, monkeypatch):
+    path = openvino_model_xml(tmp_path, blocks=3)
+    calls = count_whole_parses(monkeypatch)
+    irrun.load(path)
+    assert len(calls) == 1
