@@ -14,11 +14,9 @@ from irrun.cli.common import (
     weights_option,
 )
 
-_EXTENSIONS = (".svg", ".png", ".dot", ".gv")
-
 
 def _picture_path(context, parameter, value):
-    if value is not None and os.path.splitext(value)[1].lower() not in _EXTENSIONS:
+    if value is not None and _format_of(value) is None:
         raise click.BadParameter(
             f"{value!r}: the extension gives the format; name the file .svg, .png or .dot"
         )
@@ -120,9 +118,11 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     click.echo(f"wrote {output_path} ({shown}{drawn}{problems})")
 
 
-def _format_of(path: str) -> str:
-    extension = os.path.splitext(path)[1].lower().lstrip(".")
-    return "dot" if extension == "gv" else extension
+def _format_of(path: str) -> str | None:
+    """The picture format the file's extension names (``None`` if none does)."""
+    from irrun.render.draw import FORMATS
+
+    return FORMATS.get(os.path.splitext(path)[1].lower().lstrip("."))
 
 
 def _fail(message: str):

@@ -254,17 +254,14 @@ class Comparison:
     def _repr_html_(self) -> str:
         from html import escape
 
+        from irrun.render.html import html_table
+
         colors = {MATCH: "#2e7d32", DIFFERS: "#c62828", DOWNSTREAM: "#ef6c00", KNOWN: "#1565c0"}
-        cell = "<td style='padding:2px 8px'>{}</td>"
-        head = "".join(
-            f"<th style='text-align:left;padding:2px 8px'>{h}</th>"
-            for h in ("line", "layer", "port", "status", "verdict", "irrun shape", "OpenVINO shape")
-        )
         rows = []
         for t in self.tensors:
             color = colors.get(t.status, "#333")
             verdict = t.verdict() if t.status != MATCH or t.shape_text() else ""
-            values = (
+            rows.append((
                 str(t.line or ""),
                 escape(t.layer),
                 str(t.port),
@@ -272,13 +269,9 @@ class Comparison:
                 escape(verdict),
                 escape(t.inferred_shape or ""),
                 escape(t.openvino_shape or ""),
-            )
-            rows.append("<tr>" + "".join(cell.format(v) for v in values) + "</tr>")
-        style = "border-collapse:collapse;font-family:monospace;font-size:12px"
-        table = (
-            f"<table style='{style}'><thead><tr>{head}</tr></thead>"
-            f"<tbody>{''.join(rows)}</tbody></table>"
-        )
+            ))  # fmt: skip
+        headers = ("line", "layer", "port", "status", "verdict", "irrun shape", "OpenVINO shape")
+        table = html_table(headers, rows)
         stopped = f"<p>irrun stopped: {escape(self.irrun_error)}</p>" if self.irrun_error else ""
         title = escape(f"irrun vs OpenVINO {self.short_version} on {self.device}")
         return f"<div><b>{title}</b>{table}{stopped}<p>{escape(self.summary())}</p></div>"

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from html import escape
 
-__all__ = ["model_html", "report_html", "layer_html", "arrays_html"]
+__all__ = ["model_html", "report_html", "layer_html", "arrays_html", "html_table"]
 
 _STYLE = "border-collapse:collapse;font-family:monospace;font-size:12px"
 _SEVERITY_COLORS = {"error": "#c62828", "warning": "#ef6c00"}
 
 
-def _table(headers, rows) -> str:
+def html_table(headers, rows) -> str:
+    """A compact HTML table: ``headers`` are escaped, ``rows`` cells are HTML already."""
     head = "".join(f"<th style='text-align:left;padding:2px 8px'>{escape(h)}</th>" for h in headers)
     body = "".join(
         "<tr>" + "".join(f"<td style='padding:2px 8px'>{cell}</td>" for cell in row) + "</tr>"
@@ -32,8 +33,8 @@ def model_html(model) -> str:
     ]
     counts = [(escape(k), str(v)) for k, v in model.count_by_type().items()]
     return (
-        f"<div>{title}{_table(['', 'name', 'type', 'shape'], io_rows)}"
-        f"{_table(['layer type', 'count'], counts)}</div>"
+        f"<div>{title}{html_table(['', 'name', 'type', 'shape'], io_rows)}"
+        f"{html_table(['layer type', 'count'], counts)}</div>"
     )
 
 
@@ -59,7 +60,7 @@ def report_html(report) -> str:
             )
         )
     summary = escape(report.summary())
-    table = _table(["severity", "code", "line", "layer", "message"], rows)
+    table = html_table(["severity", "code", "line", "layer", "message"], rows)
     return f"<div>{table}<p>{summary}</p></div>"
 
 
@@ -82,8 +83,8 @@ def layer_html(layer) -> str:
     ]
     parts = [title]
     if attributes:
-        parts.append(_table(["attribute", "value"], attributes))
-    parts.append(_table(["port", "id", "type", "declared", "inferred", "names"], ports))
+        parts.append(html_table(["attribute", "value"], attributes))
+    parts.append(html_table(["port", "id", "type", "declared", "inferred", "names"], ports))
     return "<div>" + "".join(parts) + "</div>"
 
 
@@ -99,4 +100,4 @@ def arrays_html(arrays: dict) -> str:
             preview = preview[:200] + " ..."
         rows.append((escape(name), escape(str(array.dtype)), escape(str(list(array.shape))),
                      f"<pre style='margin:0'>{escape(preview)}</pre>"))  # fmt: skip
-    return f"<div>{_table(['name', 'dtype', 'shape', 'values'], rows)}</div>"
+    return f"<div>{html_table(['name', 'dtype', 'shape', 'values'], rows)}</div>"
