@@ -5,18 +5,19 @@ the ``<layers>`` section while the reader turns the previous one into :class:`La
 objects; most of the parse time then hides behind the reading instead of coming first.
 
 The content of ``<layers>`` is cut right after ``</layer>`` end tags and each piece is
-parsed as ``<layers>...</layers>``; its line numbers are local (libxml2 keeps them exactly
-below 65536, so pieces stay well under that) and the reader adds the piece's offset. The
-part after ``</layers>`` (``<edges>``, ``<rt_info>``) is parsed as one more piece inside a
-``<net>``, preceded by as many newlines as the file has before it. A cut can only be wrong
+parsed as ``<net><layers>...</layers></net>``; its line numbers are local (libxml2 keeps
+them exactly below 65536, so pieces stay well under that) and the reader adds the piece's
+offset. The part after ``</layers>`` (``<edges>``, ``<rt_info>``) is parsed as one more piece
+inside a ``<net>``, preceded by as many newlines as the file has before it. A cut can only be wrong
 inside a comment, CDATA section, processing instruction or sub-graph body (``<`` is not
 allowed in attribute values or text); each of those leaves an unclosed construct in its
 piece, which libxml2 rejects. So a document either parses in pieces with exactly the
 meaning it has as a whole, or a piece fails and the caller parses the whole document,
 which also gives the exact syntax-error positions.
 
-Only large UTF-8 ``<net>`` documents whose head (everything up to ``<layers>``) holds no
-``<!`` (DOCTYPE, comment) are split.
+Only large UTF-8 ``<net>`` documents are split whose ``<layers>`` comes first in ``<net>``,
+with no namespace, DOCTYPE, comment or processing instruction before its content, and no
+sub-graph body (a second ``<layers>``) in it.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def split_layers(data: bytes, parser_factory):
 
 def _layers_body(data: bytes):
     """``(start, end)`` byte offsets of the content of ``<layers>``, or ``None`` when the
-    document is not worth splitting or its head is not plain."""
+    document is not worth splitting or not plainly written."""
     if len(data) < 4 * FIRST_PIECE_BYTES:
         return None
     first = _FIRST_ELEMENT.search(data)
@@ -86,16 +87,24 @@ def _layers_body(data: bytes):
     encoding = _ENCODING.match(data)
     if encoding and encoding.group(2).lower().replace(b"-", b"") != b"utf8":
         return None
-    tag = data.find(b"<layers", first.start())
+    root_end = data.find(b">", first.end())
+    tag = data.find(b"<layers", root_end)
     close = data.find(b">", tag)
-    if tag < 0 or close < 0 or data[tag + 7 : tag + 8] not in (b">", b" ", b"\t", b"\r", b"\n"):
+    if root_end < 0 or tag < 0 or close < 0:
         return None
-    if data[close - 1 : close] == b"/" or b"<!" in data[:close]:  # <layers/>, DOCTYPE, comment
+    # <net> holds nothing but blanks before <layers> (no <rt_info> or <edges> first), and
+    # nothing before <layers>'s content declares a namespace, a DTD, a comment or a PI.
+    if data[root_end + 1 : tag].strip() or data[root_end - 1 : root_end] == b"/":
+        return None
+    if data[tag + 7 : tag + 8] not in (b">", b" ", b"\t", b"\r", b"\n"):
+        return None
+    head = data[:close]
+    if head.endswith(b"/") or b"<!" in head or b"xmlns" in head:  # <layers/>, DOCTYPE...
         return None
     if data.find(b"<?", first.start(), close) >= 0:
         return None
     end = data.rfind(b"</layers>")  # the last one closes the top-level <layers>
-    if end <= close:
+    if end <= close or data.find(b"<layers", close, end) >= 0:  # sub-graph bodies: no cut
         return None
     return close + 1, end
 
@@ -117,7 +126,9 @@ class Pieces:
         self._tail = self._pool.submit(self._parse_tail, *tail)
 
     def _parse_layers(self, start, stop, newlines):
-        return self._parse(b"<layers>" + self._data[start:stop] + b"</layers>")
+        # Inside <net> too, so that nesting depth (which libxml2 limits) is the file's.
+        root = self._parse(b"<net><layers>" + self._data[start:stop] + b"</layers></net>")
+        return None if root is None else root[0]
 
     def _parse_tail(self, start, newlines):
         return self._parse(b"\n" * newlines + b"<net>" + self._data[start:])
@@ -146,5 +157,6 @@ class Pieces:
         return root
 
     def close(self) -> None:
-        """Stop the helper thread (parts not parsed yet are dropped)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the helper thread (parts not parsed yet are dropped; one being parsed is
+        finished, so no thread outlives the load)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)

@@ -123,14 +123,17 @@ def _read_net_in_pieces(root, pieces, file, weights, directory_hint) -> Model | 
     """Read a net whose ``<layers>`` and rest arrive in pieces; ``None`` when a piece is not
     well-formed (the caller then parses the whole document and reports that)."""
     try:
-        blob = _open_weights(weights, directory_hint)
-        return _read_net(root, file, blob, pieces)
+        model = _read_net(root, file, None, pieces)
     except (PieceFailed, IRError):
         # The whole-document parse reports it: a syntax error anywhere comes first, and
         # every line is the file's.
         return None
     finally:
         pieces.close()
+    # Only now is the whole document known to be well-formed: weights problems come after
+    # syntax errors, as when the document is parsed whole.
+    model.weights = _open_weights(weights, directory_hint)
+    return model
 
 
 def _read_net(root, file, blob, pieces=None) -> Model:
@@ -532,19 +535,40 @@ def _line(element) -> int | None:
 
 
 def _big_line(element, line: int) -> int:
-    """The true line of an element lxml places at ``line`` >= 65535.
+    """The true line of a node lxml places at ``line`` >= 65535.
 
-    libxml2 keeps 16 bits of line number per element; past line 65535, lxml reports the line
-    where the element's first child text ends (or, without children, the text after it), so
-    the newlines of that text are stepped back over."""
+    libxml2 keeps 16 bits of line number per node; past line 65535, lxml reports the line
+    where the text that follows the node's start ends: its first child text, else the
+    first child's, else the text after it (or the next sibling's line). The newlines of
+    that text are stepped back over."""
     text = element.text
-    if text:  # (a comment's or processing instruction's text is its content: no children)
-        return line - text.count("\n") if isinstance(element.tag, str) else line
+    if not isinstance(element.tag, str):  # a comment or PI: its text is its content
+        tail = element.tail
+        if tail:
+            return line - tail.count("\n") - (text or "").count("\n")
+        following = element.getnext()
+        return _line(following) - (text or "").count("\n") if following is not None else line
+    if text:
+        return line - text.count("\n")
     if len(element):
-        first = element[0]
-        return _line(first) if isinstance(first.tag, str) else line
+        return _line(element[0])  # the first child starts where this start tag ends
     tail = element.tail
-    return line - tail.count("\n") if tail else line
+    if tail:
+        return line - tail.count("\n")
+    following = element.getnext()
+    if following is not None:  # starts where this empty element ends
+        return _line(following)
+    # The last child, with nothing after it: its parent's end tag follows on the same line.
+    # Go up to the first ancestor with a next sibling, whose line less the newlines of the
+    # text in between is this one (the walk only moves forward through the document).
+    newlines, node = 0, element
+    while (parent := node.getparent()) is not None:
+        newlines += (parent.tail or "").count("\n")
+        following = parent.getnext()
+        if following is not None:
+            return _line(following) - newlines
+        node = parent
+    return line
 
 
 # -- rt_info -----------------------------------------------------------------------------------

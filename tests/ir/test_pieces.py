@@ -156,7 +156,7 @@ def test_a_cut_inside_a_comment_falls_back_to_the_whole_document(tmp_path, monke
     assert len(calls) == 1
 
 
-def test_a_cut_inside_a_subgraph_body_falls_back(tmp_path, monkeypatch, tiny_pieces):
+def test_subgraph_bodies_are_parsed_whole(tmp_path, monkeypatch, tiny_pieces):
     inner = "".join(
         f'<layer id="{i}" name="inner{i}" type="Result" version="opset1"><input>'
         f'<port id="0" precision="FP32"><dim>2</dim></port></input></layer>\n'
@@ -168,6 +168,7 @@ def test_a_cut_inside_a_subgraph_body_falls_back(tmp_path, monkeypatch, tiny_pie
             f"<body><layers>\n{inner}</layers><edges/></body></layer>")  # fmt: skip
     path = openvino_model_xml(tmp_path, blocks=12)
     path.write_text(insert_after_layer(path, 5, loop))
+    assert pieces._layers_body(path.read_bytes()) is None  # a cut could fall inside the body
     expected = snapshot(load_whole(path, monkeypatch))
     calls = count_whole_parses(monkeypatch)
     model = irrun.load(path)
@@ -234,3 +235,113 @@ def test_small_documents_are_parsed_whole(tmp_path, monkeypatch):
     calls = count_whole_parses(monkeypatch)
     irrun.load(path)
     assert len(calls) == 1
+
+
+# -- lines past 65535, in either path --------------------------------------------------------------
+_LAYOUTS = {
+    "compact scalar port": '<layer id="{i}" name="r{i}" type="Result" version="opset1">\n'
+    '<input><port id="0" precision="I64"/></input>\n</layer>\n',
+    "comment first": '<layer id="{i}" name="r{i}" type="Result" version="opset1"><!-- c -->\n'
+    '<input>\n<port id="0" precision="I64"/>\n</input>\n</layer>\n',
+    "data then input": '<layer id="{i}" name="r{i}" type="Result" version="opset1"><data a="1"/>'
+    '<input>\n<port id="0" precision="I64"/></input>\n</layer>\n',
+}
+
+
+def layout_document(layer, count, edges_per_line=1) -> str:
+    edges = [f'<edge from-layer="0" from-port="0" to-layer="{i}" to-port="0"/>'
+             for i in range(1, count)]  # fmt: skip
+    edge_lines = ["".join(edges[k : k + edges_per_line])
+                  for k in range(0, len(edges), edges_per_line)]  # fmt: skip
+    return "\n".join([
+        '<net name="n" version="11">', "<layers>",
+        '<layer id="0" name="p" type="Parameter" version="opset1">',
+        '<data shape="" element_type="i64"/>', '<output><port id="0" precision="I64"/></output>',
+        "</layer>", "".join(layer.format(i=i) for i in range(1, count)) + "</layers>",
+        "<edges>", *edge_lines, "</edges>", "</net>", "",
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["whole", "pieces"])
+@pytest.mark.parametrize(
+    ("layout", "edges_per_line"),
+    [("compact scalar port", 1), ("comment first", 2), ("data then input", 3)],
+)
+def test_every_line_past_65535_is_the_files(layout, edges_per_line, split, monkeypatch):
+    xml = layout_document(_LAYOUTS[layout], 24000, edges_per_line)
+    lines = xml.split("\n")
+    assert len(lines) > 70_000
+    if not split:
+        monkeypatch.setattr(pieces, "FIRST_PIECE_BYTES", 1 << 40)
+    model = irrun.load(xml)
+
+    def first_line_from(start, needle):
+        return next(n for n in range(start, len(lines) + 1) if needle in lines[n - 1])
+
+    for layer in model.layers[-300:]:
+        assert lines[layer.line - 1].startswith(f'<layer id="{layer.id}" ')
+        for port in layer.inputs:
+            assert port.line == first_line_from(layer.line, "<port ")
+        if layer.data_line is not None:
+            assert layer.data_line == first_line_from(layer.line, "<data ")
+    for edge in model.edges[-300:]:
+        assert f'to-layer="{edge.to_layer}"' in lines[edge.line - 1]
+
+
+# -- what the review found -------------------------------------------------------------------------
+def small_net(head="", tail="", layers_tag="<layers>", extra=""):
+    """A 30-layer net; ``head`` comes between <net> and <layers>, ``tail`` after </layers>."""
+    results = "".join(
+        f'<layer id="{i}" name="r{i}" type="Result" version="opset1">{extra if i == 1 else ""}'
+        f'<input><port id="0" precision="I64"/></input></layer>\n'
+        for i in range(1, 30)
+    )
+    edges = "".join(f'<edge from-layer="0" from-port="0" to-layer="{i}" to-port="0"/>'
+                    for i in range(1, 30))  # fmt: skip
+    return (f'<net name="n" version="11">{head}{layers_tag}\n'
+            '<layer id="0" name="p" type="Parameter" version="opset1">'
+            '<data shape="" element_type="i64"/><output><port id="0" precision="I64"/></output>'
+            f"</layer>\n{results}</layers><edges>{edges}</edges>{tail}</net>\n")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "xml",
+    [
+        small_net(head='<rt_info><a value="1"/></rt_info>'),
+        small_net(
+            head='<rt_info><a value="1"/></rt_info>', tail='<rt_info><b value="2"/></rt_info>'
+        ),  # fmt: skip
+        small_net(layers_tag='<layers xmlns="urn:x">'),
+        small_net(head="<edges/>"),
+    ],
+    ids=["rt_info first", "two rt_info", "namespace", "edges first"],
+)
+def test_unusual_nets_read_as_a_whole(xml, monkeypatch, tiny_pieces):
+    expected = snapshot(load_whole(xml, monkeypatch))
+    assert snapshot(irrun.load(xml)) == expected
+
+
+def test_nesting_depth_is_limited_as_in_the_whole_document(monkeypatch, tiny_pieces):
+    deep = "<rt_info>" + "<x>" * 253 + "</x>" * 253 + "</rt_info>"
+    xml = small_net(extra=deep)
+    with pytest.raises(XMLSyntaxError, match="nested deeper") as whole:
+        load_whole(xml, monkeypatch)
+    with pytest.raises(XMLSyntaxError, match="nested deeper") as split:
+        irrun.load(xml)
+    assert str(split.value) == str(whole.value)
+
+
+def test_a_syntax_error_comes_before_a_weights_problem(tiny_pieces):
+    xml = small_net().replace('<layer id="25" ', '<layer id="25" <')
+    with pytest.raises(XMLSyntaxError):
+        irrun.load(xml, weights=123)  # not a path: refused, but only after parsing
+
+
+def test_no_helper_thread_outlives_a_load(tmp_path, monkeypatch, tiny_pieces):
+    import threading
+
+    path = openvino_model_xml(tmp_path, blocks=12)
+    forbid_whole_parse(monkeypatch)
+    for _ in range(20):
+        irrun.load(path)
+        assert not [t for t in threading.enumerate() if t.name.startswith("irrun-parse")]
