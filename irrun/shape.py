@@ -96,6 +96,8 @@ class Dim:
     def __add__(self, other: Dim) -> Dim:
         if not isinstance(other, Dim):
             return NotImplemented
+        if self.lower == self.upper and other.lower == other.upper:
+            return static_dim(self.lower + other.lower)
         upper = None if self.upper is None or other.upper is None else self.upper + other.upper
         return Dim(self.lower + other.lower, upper)
 
@@ -178,7 +180,7 @@ class Shape:
         if dims is not None:
             dims = tuple(dims)
             if not all(type(d) is Dim for d in dims):
-                dims = tuple(d if isinstance(d, Dim) else _static_dim(int(d)) for d in dims)
+                dims = tuple(d if isinstance(d, Dim) else static_dim(int(d)) for d in dims)
         object.__setattr__(self, "dims", dims)
 
     def __setattr__(self, name, value):
@@ -331,5 +333,7 @@ def _parse_dim_cached(text: str) -> Dim:
 
 
 @lru_cache(maxsize=8192)
-def _static_dim(size: int) -> Dim:
+def static_dim(size: int) -> Dim:
+    """The static dimension ``size``, one shared object per size (so that comparing shapes
+    mostly compares identities)."""
     return Dim(size)

@@ -22,7 +22,7 @@ from irrun.ir.weights import Weights
 from irrun.ir.xml import FRAGMENT_ROOT, parse_document, parse_in_pieces
 from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port, short_text
 from irrun.numbers import parse_int
-from irrun.shape import Dim, Shape
+from irrun.shape import Dim, Shape, static_dim
 
 __all__ = ["load", "load_all"]
 
@@ -496,7 +496,7 @@ def _port_dim(text: str) -> Dim:
             raise ValueError(
                 f"<dim>{short_text(stripped, 40)}</dim> is beyond the 64-bit integer range"
             )
-        return Dim(value)
+        return static_dim(value)
     if ".." in stripped:  # OpenVINO reads interval dims leniently; keep their bounds
         from irrun.shape import parse_dim
 

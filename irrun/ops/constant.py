@@ -5,9 +5,57 @@ from __future__ import annotations
 from irrun.errors import IRError
 from irrun.ops.base import Op, TensorInfo
 from irrun.ops.registry import register
+from irrun.shape import Shape
 
 #: Sub-byte and string Consts above this many elements are not decoded during validation.
 FOLD_LIMIT = 1 << 20
+
+#: (element_type, shape) attribute texts -> (element type, shape, bytes needed), or None
+#: when the pair needs the careful path (unknown or dynamic type, strings, a non-static or
+#: zero-size shape).
+_PLAIN_TYPES: dict[tuple[str, str], tuple | None] = {}
+
+
+def _plain_layout(key, weights):
+    """``(element type, shape, offset, size)`` when the Const attributes ``key`` are plainly
+    right (known fixed-size type, static non-empty shape, decimal offset and size whose
+    bytes lie in ``weights`` and suffice); otherwise ``None`` and the careful path decides
+    (and explains)."""
+    type_text, shape_text, offset_text, size_text = key
+    if weights is None or offset_text is None or size_text is None:
+        return None
+    if type_text is None or shape_text is None:
+        return None
+    plain = _PLAIN_TYPES.get((type_text, shape_text), False)
+    if plain is False:
+        plain = _plain_type(type_text, shape_text)
+        if len(_PLAIN_TYPES) < 4096:
+            _PLAIN_TYPES[type_text, shape_text] = plain
+    if plain is None:
+        return None
+    # (19 digits or more: the careful path checks the 64-bit range)
+    if len(offset_text) > 18 or len(size_text) > 18:
+        return None
+    digits = offset_text + size_text
+    if not (digits.isdigit() and digits.isascii()):
+        return None
+    element_type, shape, needed = plain
+    offset, size = int(offset_text), int(size_text)
+    if size < needed or offset + size > weights.size:
+        return None
+    return element_type, shape, offset, size
+
+
+def _plain_type(type_text, shape_text):
+    from irrun.element_types import element_type
+
+    try:
+        etype, shape = element_type(type_text), Shape.parse(shape_text)
+    except (KeyError, ValueError):
+        return None
+    if etype.name in ("dynamic", "string") or not shape.is_static or shape.element_count() == 0:
+        return None
+    return etype, shape, etype.packed_size(shape.element_count())
 
 
 @register
@@ -28,7 +76,12 @@ class Constant(Op):
         # this model's weights is not parsed and checked again.
         key = self._key = (attributes.get("element_type"), attributes.get("shape"),
                            attributes.get("offset"), attributes.get("size"))  # fmt: skip
-        checked = layer.graph.model._checked_consts.get(key)
+        model = layer.graph.model
+        checked = model._checked_consts.get(key)
+        if checked is None:
+            checked = _plain_layout(key, model.weights)
+            if checked is not None:
+                model._checked_consts[key] = checked
         if checked is not None:
             self.element_type, self.shape, self.offset, self.size = checked
             self.ok = True
