@@ -27,7 +27,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             continue
         first_seen[layer.id] = layer
         for direction, ports in (("input", layer.inputs), ("output", layer.outputs)):
-            if len({port.id for port in ports}) == len(ports):
+            if len(ports) < 2 or len({port.id for port in ports}) == len(ports):
                 continue
             seen: dict[int, object] = {}
             for port in ports:
@@ -85,9 +85,10 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                 hint="an input port takes exactly one edge; delete the extra ones",
             )
 
+    producers = graph._producers
     for layer in first_seen.values():
         for port in layer.inputs:
-            if (layer.id, port.id) not in graph._producers and not is_fragment:
+            if (layer.id, port.id) not in producers and not is_fragment:
                 emit(
                     "unconnected-input",
                     f"{layer.describe()} input port {port.id} has no edge feeding it",
