@@ -63,6 +63,17 @@ def load_error(path: Path, weights=None) -> irrun.IRError:
     return info.value
 
 
+def format_error(tmp_path: Path, old: str, new: str, at: str | int) -> str:
+    """Load TINY with ``old`` replaced by ``new``; assert an ``IRFormatError`` located at the
+    line holding ``at`` (or line ``at``); return its message."""
+    text = edit(TINY, old, new)
+    path = write(tmp_path, text)
+    error = load_error(path)
+    assert type(error) is irrun.IRFormatError
+    assert_location(error, path, at if isinstance(at, int) else line_of(text, at))
+    return str(error)
+
+
 def const_net(data: str, dims: str = "<dim>2</dim>", precision: str = "I64") -> str:
     """A net of one Const (layer line 4) feeding a Result."""
     return f"""<?xml version="1.0"?>
@@ -167,39 +178,26 @@ def test_wrong_root_element(tmp_path):
 
 
 def test_legacy_version_7_is_refused_as_legacy(tmp_path):
-    text = edit(TINY, 'version="11"', 'version="7" batch="1"')
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, 2)
-    assert "legacy IR version 7" in str(error)
-    assert "v11" in str(error)
+    message = format_error(tmp_path, 'version="11"', 'version="7" batch="1"', 2)
+    assert "legacy IR version 7" in message
+    assert "v11" in message
 
 
 def test_version_12_is_not_supported(tmp_path):
-    path = write(tmp_path, edit(TINY, 'version="11"', 'version="12"'))
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, 2)
-    assert "IR version 12 is not supported" in str(error)
-    assert "10" in str(error) and "11" in str(error)
+    message = format_error(tmp_path, 'version="11"', 'version="12"', 2)
+    assert "IR version 12 is not supported" in message
+    assert "10" in message and "11" in message
 
 
 def test_missing_version(tmp_path):
-    path = write(tmp_path, edit(TINY, ' version="11"', ""))
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, 2)
-    assert "no version attribute" in str(error)
+    message = format_error(tmp_path, ' version="11"', "", 2)
+    assert "no version attribute" in message
 
 
 @pytest.mark.parametrize("version", ["eleven", "11.0", "", "-11", "v11"])
 def test_non_numeric_version(tmp_path, version):
-    path = write(tmp_path, edit(TINY, 'version="11"', f'version="{version}"'))
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, 2)
-    assert "not an IR version number" in str(error)
+    message = format_error(tmp_path, 'version="11"', f'version="{version}"', 2)
+    assert "not an IR version number" in message
 
 
 # -- DTDs and entities -----------------------------------------------------------------------------
@@ -269,13 +267,11 @@ def test_billion_laughs_is_refused_quickly(tmp_path, padding):
     "dim", ["5abc", "-5", "1e30", "", "2.5", "0x10", "?x", "99999999999999999999999"]
 )
 def test_port_dim_that_is_not_an_integer(tmp_path, dim):
-    text = edit(TINY, "<dim>2</dim><dim>-1</dim>", f"<dim>{dim}</dim><dim>-1</dim>")
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, f"<dim>{dim}</dim>"))
-    assert "layer 0 'data' (Parameter) output port 0" in str(error)
-    assert f"<dim>{dim}</dim>" in str(error)
+    message = format_error(
+        tmp_path, "<dim>2</dim><dim>-1</dim>", f"<dim>{dim}</dim><dim>-1</dim>", f"<dim>{dim}</dim>"
+    )
+    assert "layer 0 'data' (Parameter) output port 0" in message
+    assert f"<dim>{dim}</dim>" in message
 
 
 def test_very_long_bad_dim_is_shortened_in_the_message(tmp_path):
@@ -290,74 +286,55 @@ def test_very_long_bad_dim_is_shortened_in_the_message(tmp_path):
 
 @pytest.mark.parametrize("layer_id", ["three", "-3", "1.5", "", "0x3", "99999999999999999999"])
 def test_layer_id_that_is_not_a_non_negative_integer(tmp_path, layer_id):
-    text = edit(TINY, '<layer id="3"', f'<layer id="{layer_id}"')
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, f'<layer id="{layer_id}"'))
-    assert "<layer>" in str(error) and "id=" in str(error)
-    assert "not a non-negative integer" in str(error)
+    message = format_error(
+        tmp_path, '<layer id="3"', f'<layer id="{layer_id}"', f'<layer id="{layer_id}"'
+    )
+    assert "<layer>" in message and "id=" in message
+    assert "not a non-negative integer" in message
 
 
 def test_layer_without_id(tmp_path):
-    text = edit(TINY, '<layer id="3" ', "<layer ")
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, 'name="g"'))
-    assert "no 'id' attribute" in str(error)
+    message = format_error(tmp_path, '<layer id="3" ', "<layer ", 'name="g"')
+    assert "no 'id' attribute" in message
 
 
 @pytest.mark.parametrize("attribute", ["name", "type", "version"])
 def test_layer_without_mandatory_attribute(tmp_path, attribute):
     old = {"name": ' name="g"', "type": ' type="Gather"', "version": ' version="opset8"'}[attribute]
-    text = edit(TINY, old, "")
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, '<layer id="3"'))
-    assert f"no '{attribute}' attribute" in str(error)
+    message = format_error(tmp_path, old, "", '<layer id="3"')
+    assert f"no '{attribute}' attribute" in message
 
 
 @pytest.mark.parametrize("attribute", ["from-layer", "from-port", "to-layer", "to-port"])
 def test_edge_with_non_integer_endpoint(tmp_path, attribute):
     old = '<edge from-layer="3" from-port="3" to-layer="4" to-port="0"/>'
     new = old.replace(f'{attribute}="', f'{attribute}="x')
-    text = edit(TINY, old, new)
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, new))
-    assert attribute in str(error)
+    message = format_error(tmp_path, old, new, new)
+    assert attribute in message
 
 
 def test_unknown_output_precision(tmp_path):
-    text = edit(TINY, 'precision="FP32" names="picked"', 'precision="FOO" names="picked"')
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, 'precision="FOO"'))
-    assert "layer 3 'g' (Gather) output port 3" in str(error)
-    assert "'FOO'" in str(error)
-    assert "FP32" in str(error)  # lists what would be valid
+    message = format_error(
+        tmp_path,
+        'precision="FP32" names="picked"',
+        'precision="FOO" names="picked"',
+        'precision="FOO"',
+    )
+    assert "layer 3 'g' (Gather) output port 3" in message
+    assert "'FOO'" in message
+    assert "FP32" in message  # lists what would be valid
 
 
 def test_missing_output_precision(tmp_path):
-    text = edit(TINY, 'precision="FP32" names="picked"', 'names="picked"')
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, 'names="picked"'))
-    assert "layer 3 'g' (Gather) output port 3 has no precision" in str(error)
+    message = format_error(
+        tmp_path, 'precision="FP32" names="picked"', 'names="picked"', 'names="picked"'
+    )
+    assert "layer 3 'g' (Gather) output port 3 has no precision" in message
 
 
 def test_unexpected_element_inside_layers(tmp_path):
-    text = edit(TINY, "<layers>", "<layers>\n    <node id='9'/>")
-    path = write(tmp_path, text)
-    error = load_error(path)
-    assert type(error) is irrun.IRFormatError
-    assert_location(error, path, line_of(text, "<node"))
-    assert "<node>" in str(error)
+    message = format_error(tmp_path, "<layers>", "<layers>\n    <node id='9'/>", "<node")
+    assert "<node>" in message
 
 
 # -- Const attributes and weights ------------------------------------------------------------------
