@@ -47,6 +47,9 @@ class Dim:
     def __setattr__(self, name, value):
         raise AttributeError("Dim is immutable")
 
+    def __reduce__(self):  # pickle and copy rebuild through the constructor
+        return Dim, (self.lower, self.upper)
+
     @classmethod
     def dynamic(cls) -> Dim:
         """Return the fully dynamic dimension ``?``."""
@@ -185,6 +188,9 @@ class Shape:
 
     def __setattr__(self, name, value):
         raise AttributeError("Shape is immutable")
+
+    def __reduce__(self):  # pickle and copy rebuild through the constructor
+        return Shape, (self.dims,)
 
     @classmethod
     def dynamic_rank(cls) -> Shape:

@@ -70,3 +70,16 @@ def test_dim_and_shape_are_immutable_and_hashable():
     with pytest.raises(AttributeError):
         Dim(3).lower = 4
     assert len({Shape([1, 2]), Shape([1, 2])}) == 1
+
+
+@pytest.mark.parametrize("text", ["", "1,?,2..8", "...", "3..", "0,..5", "4,5"])
+def test_shapes_pickle_and_copy(text):
+    import copy
+    import pickle
+
+    shape = Shape.parse(text)
+    assert shape.is_static == (text in ("", "4,5"))  # (fills the cached sizes)
+    for clone in (pickle.loads(pickle.dumps(shape)), copy.deepcopy(shape), copy.copy(shape)):
+        assert clone == shape and str(clone) == str(shape) and clone.is_static == shape.is_static
+    dim = Dim.interval(2, None)
+    assert pickle.loads(pickle.dumps(dim)) == dim
