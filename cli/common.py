@@ -19,6 +19,20 @@ weights_option = click.option(
     type=click.Path(dir_okay=True),
     help="Weights file (.bin). Default: the .bin beside MODEL.xml, when it exists.",
 )
+
+
+def inputs_option(help_text: str):
+    """``--inputs DATA.npz`` (required), with the command's own help text."""
+    return click.option(
+        "--inputs",
+        "inputs_path",
+        metavar="DATA.npz",
+        required=True,
+        type=click.Path(dir_okay=True),
+        help=help_text,
+    )
+
+
 format_option = click.option(
     "--format",
     "output_format",

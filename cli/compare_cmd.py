@@ -12,6 +12,7 @@ from irrun.cli.common import (
     EXIT_UNUSABLE,
     format_option,
     handle_errors,
+    inputs_option,
     load_models,
     model_argument,
     weights_option,
@@ -21,14 +22,7 @@ from irrun.cli.common import (
 @click.command("compare")
 @model_argument
 @weights_option
-@click.option(
-    "--inputs",
-    "inputs_path",
-    metavar="DATA.npz",
-    required=True,
-    type=click.Path(dir_okay=True),
-    help="Input arrays in an .npz, keyed by Parameter name or tensor name (as for execute).",
-)
+@inputs_option("Input arrays in an .npz, keyed by Parameter name or tensor name (as for execute).")
 @format_option
 @handle_errors
 def compare_command(model, weights, inputs_path, output_format):

@@ -6,20 +6,22 @@ import os
 import sys
 
 import click
-from irrun.cli.common import EXIT_OK, handle_errors, load_models, model_argument, weights_option
+from irrun.cli.common import (
+    EXIT_OK,
+    handle_errors,
+    inputs_option,
+    load_models,
+    model_argument,
+    weights_option,
+)
 
 
 @click.command("execute")
 @model_argument
 @weights_option
-@click.option(
-    "--inputs",
-    "inputs_path",
-    metavar="DATA.npz",
-    required=True,
-    type=click.Path(dir_okay=True),
-    help="Input arrays in an .npz, keyed by Parameter name or tensor name. "
-    "bf16 inputs are given as float32 holding exactly representable values.",
+@inputs_option(
+    "Input arrays in an .npz, keyed by Parameter name or tensor name. "
+    "bf16 inputs are given as float32 holding exactly representable values."
 )
 @click.option(
     "--output",

@@ -122,10 +122,11 @@ class Pieces:
         self._parser_factory = parser_factory
         self._offsets = [newlines for _, _, newlines in spans]
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="irrun-parse")
-        self._futures = [self._pool.submit(self._parse_layers, *span) for span in spans]
-        self._tail = self._pool.submit(self._parse_tail, *tail)
+        submit = self._pool.submit
+        self._futures = [submit(self._parse_layers, start, stop) for start, stop, _ in spans]
+        self._tail = submit(self._parse_tail, *tail)
 
-    def _parse_layers(self, start, stop, newlines):
+    def _parse_layers(self, start, stop):
         # Inside <net> too, so that nesting depth (which libxml2 limits) is the file's.
         root = self._parse(b"<net><layers>" + self._data[start:stop] + b"</layers></net>")
         return None if root is None else root[0]
