@@ -36,6 +36,7 @@ MAX_PIECE_BYTES = 1 << 20
 MAX_PIECE_LINES = 60000
 
 _FIRST_ELEMENT = re.compile(rb"<([A-Za-z_:][\w.\-:]*)")
+_BLANKS = re.compile(rb"[ \t\r\n]*")
 _ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?\sencoding\s*=\s*(["'])([^"']*)\1""")
 
 
@@ -56,24 +57,68 @@ def split_layers(data: bytes, parser_factory):
     if cut is None:
         return None
     start, end = cut
-    spans = []  # (start, stop, newlines before start)
-    position, newlines, size = start, data.count(b"\n", 0, start), FIRST_PIECE_BYTES
-    while position < end:
-        stop = data.find(b"</layer>", position + size, end)
-        stop = end if stop < 0 else stop + len(b"</layer>")
-        lines = data.count(b"\n", position, stop)
-        if lines >= MAX_PIECE_LINES:  # very short lines: not worth a finer cut
-            return None
-        spans.append((position, stop, newlines))
-        newlines += lines
-        position, size = stop, min(2 * size, MAX_PIECE_BYTES)
-    pieces = Pieces(data, spans, (end + len(b"</layers>"), newlines), parser_factory)
+    newlines = data.count(b"\n", 0, start)
+    layer_spans = _spans(data, start, end, newlines, _after_layer)
+    if layer_spans is None:
+        return None
+    position = end + len(b"</layers>")
+    newlines = layer_spans[-1][2] + data.count(b"\n", layer_spans[-1][0], position)
+    edge_spans = None
+    edges = _edges_body(data, position)
+    if edges is not None:  # <edges> right after </layers>: cut too, the rest after it
+        edges_start, edges_end = edges
+        newlines += data.count(b"\n", position, edges_start)
+        edge_spans = _spans(data, edges_start, edges_end, newlines, _before_edge)
+        if edge_spans is not None:
+            position = edges_end + len(b"</edges>")
+            newlines = edge_spans[-1][2] + data.count(b"\n", edge_spans[-1][0], position)
+    pieces = Pieces(data, layer_spans, edge_spans, (position, newlines), parser_factory)
     try:
         head = etree.fromstring(data[:start] + b"</layers></net>", parser_factory())
     except BaseException:
         pieces.close()
         raise
     return head, pieces
+
+
+def _spans(data: bytes, start: int, end: int, newlines: int, next_cut):
+    """Cut ``data[start:end]`` into ``(start, stop, newlines before start)`` spans of about
+    FIRST_PIECE_BYTES, doubling up to MAX_PIECE_BYTES; ``next_cut(data, position, end)`` gives
+    the first cut at or after ``position`` (``end`` when none). ``None`` when a span would
+    hold too many lines for exact local line numbers."""
+    spans = []
+    position, size = start, FIRST_PIECE_BYTES
+    while position < end:
+        stop = next_cut(data, position + size, end)
+        lines = data.count(b"\n", position, stop)
+        if lines >= MAX_PIECE_LINES:  # very short lines: not worth a finer cut
+            return None
+        spans.append((position, stop, newlines))
+        newlines += lines
+        position, size = stop, min(2 * size, MAX_PIECE_BYTES)
+    return spans or [(start, end, newlines)]
+
+
+def _after_layer(data: bytes, position: int, end: int) -> int:
+    stop = data.find(b"</layer>", position, end)
+    return end if stop < 0 else stop + len(b"</layer>")
+
+
+def _before_edge(data: bytes, position: int, end: int) -> int:
+    stop = data.find(b"<edge", position, end)
+    return end if stop < 0 else stop
+
+
+def _edges_body(data: bytes, position: int):
+    """``(start, end)`` of the content of an ``<edges>`` that follows ``</layers>`` (at
+    ``position``) with only blanks in between; ``None`` otherwise."""
+    blanks = _BLANKS.match(data, position)
+    tag = blanks.end()
+    if not data.startswith(b"<edges>", tag):
+        return None
+    start = tag + len(b"<edges>")
+    end = data.find(b"</edges>", start)
+    return None if end < 0 else (start, end)
 
 
 def _layers_body(data: bytes):
@@ -111,24 +156,30 @@ def _layers_body(data: bytes):
 
 class Pieces:
     """Iterate once for ``(piece, line offset)``: each piece a ``<layers>`` element whose
-    children's ``sourceline + line offset`` is their line in the file; then :meth:`rest`:
-    the ``<net>`` of the document after ``</layers>`` (``<edges>``, ``<rt_info>``), with the
-    file's line numbers. A helper thread parses ahead; call :meth:`close` when done."""
+    children's ``sourceline + line offset`` is their line in the file; then :meth:`edges`
+    likewise for ``<edges>`` (when it was cut), then :meth:`rest`: the ``<net>`` of the
+    document after them (``<rt_info>``; ``<edges>`` too when it was not cut), with the file's
+    line numbers. A helper thread parses ahead; call :meth:`close` when done."""
 
-    def __init__(self, data, spans, tail, parser_factory):
+    def __init__(self, data, layer_spans, edge_spans, tail, parser_factory):
         from concurrent.futures import ThreadPoolExecutor
 
         self._data = data
         self._parser_factory = parser_factory
-        self._offsets = [newlines for _, _, newlines in spans]
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="irrun-parse")
-        submit = self._pool.submit
-        self._futures = [submit(self._parse_layers, start, stop) for start, stop, _ in spans]
-        self._tail = submit(self._parse_tail, *tail)
+        self._layers = self._submit(layer_spans, b"layers")
+        self._edges = None if edge_spans is None else self._submit(edge_spans, b"edges")
+        self._tail = self._pool.submit(self._parse_tail, *tail)
 
-    def _parse_layers(self, start, stop):
+    def _submit(self, spans, tag):
+        submit = self._pool.submit
+        return [[submit(self._parse_part, start, stop, tag), newlines]
+                for start, stop, newlines in spans]  # fmt: skip
+
+    def _parse_part(self, start, stop, tag):
         # Inside <net> too, so that nesting depth (which libxml2 limits) is the file's.
-        root = self._parse(b"<net><layers>" + self._data[start:stop] + b"</layers></net>")
+        text = b"<net><%s>%s</%s></net>" % (tag, self._data[start:stop], tag)
+        root = self._parse(text)
         return None if root is None else root[0]
 
     def _parse_tail(self, start, newlines):
@@ -141,13 +192,21 @@ class Pieces:
             return None
 
     def __iter__(self):
-        futures = self._futures
-        for index in range(len(futures)):
-            root = futures[index].result()
-            futures[index] = None  # each piece's tree is freed once read
+        return self._results(self._layers)
+
+    def edges(self):
+        """Like iterating, for the ``<edges>`` pieces; ``None`` when ``<edges>`` was not cut
+        (it is then in :meth:`rest`)."""
+        return None if self._edges is None else self._results(self._edges)
+
+    @staticmethod
+    def _results(parts):
+        for part in parts:
+            root = part[0].result()
+            part[0] = None  # each piece's tree is freed once read
             if root is None:
                 raise PieceFailed()
-            yield root, self._offsets[index]
+            yield root, part[1]
             del root
 
     def rest(self):

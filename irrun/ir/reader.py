@@ -26,6 +26,41 @@ from irrun.shape import Dim, Shape, static_dim
 
 __all__ = ["load", "load_all"]
 
+
+def _checked_walker():
+    """The optional C accelerator :mod:`irrun.ir._walk` (built by setup.py where a C compiler
+    is found), if it reads a small document exactly as expected; else ``None`` and every
+    element is read through lxml here (same results, slower)."""
+    try:
+        from lxml import etree
+
+        from irrun.ir import _walk
+    except ImportError:  # pragma: no cover - built without a C compiler
+        return None
+    probe = etree.fromstring(
+        '<net><layers>\n<layer id="7" name="a&amp;b" type="T" version="v1"><data k=""/>'
+        '<output><port id="2" precision="I8" names="x"><dim>3</dim></port></output></layer>'
+        '<!-- c --><layer id="8" type="T"><rt_info/></layer></layers>'
+        '<edges><edge from-layer="7" from-port="2" to-layer="8" to-port="0"/></edges></net>'
+    )
+    expected = [
+        ("7", "a&b", "T", "v1", 2, None, {"k": ""}, 2, [],
+         [(("2", "I8", False, "3"), "x", 2)], 0),
+        2,
+    ]  # fmt: skip
+    try:
+        works = (
+            _walk.layers(probe[0], 0) == expected
+            and _walk.edges(probe[1], 10) == [(7, 2, 8, 0, 12)]
+            and _walk.layers(probe[1], 0) is None
+        )
+    except Exception:  # pragma: no cover - an incompatible build
+        return None
+    return _walk if works else None
+
+
+_walk = _checked_walker()
+
 _BODY_TAGS = ("body", "then_body", "else_body")
 _PORT_MAP_TAGS = ("port_map", "then_port_map", "else_port_map")
 _DYNAMIC_RANK = Shape.dynamic_rank()
@@ -236,33 +271,42 @@ def _read_graph(graph: Graph, element, fragment: bool, pieces=None) -> None:
     """Read ``<layers>``/``<edges>`` of ``element`` (a net, a body or a fragment root);
     with ``pieces`` (:mod:`irrun.ir.pieces`), the layers and edges come from there."""
     if pieces is not None:
-        layer_elements = pieces
-        edge_elements = None  # parsed after the layers: looked up once they are read
+        for piece, line_offset in pieces:
+            _read_layers(graph, piece, fragment, line_offset)
+        edge_pieces = pieces.edges()
+        if edge_pieces is None:  # not split: in the rest of the document
+            edges_element = pieces.rest().find("edges")
+            edge_pieces = [] if edges_element is None else [(edges_element, 0)]
+        for piece, line_offset in edge_pieces:
+            _read_edges(graph, piece, line_offset)
     elif element.tag == FRAGMENT_ROOT:
-        layer_elements = list(element.iterchildren("layer"))
+        _read_layers(graph, list(element.iterchildren("layer")), fragment)
         edge_elements = list(element.iterchildren("edge"))
         for child in element.iterchildren("edges"):
             edge_elements.extend(child)
+        _read_edges(graph, edge_elements)
     else:
         layers_element = element.find("layers")
+        if layers_element is not None:
+            _read_layers(graph, layers_element, fragment)
         edges_element = element.find("edges")
-        layer_elements = [] if layers_element is None else list(layers_element)
-        edge_elements = [] if edges_element is None else list(edges_element)
-    if pieces is None:
-        _read_layers(graph, layer_elements, fragment)
-    else:
-        layers = graph.layers
-        for piece, line_offset in pieces:
-            first = len(layers)
-            _read_layers(graph, piece, fragment)
-            if line_offset:
-                _shift_lines(layers, first, line_offset)
+        if edges_element is not None:
+            _read_edges(graph, edges_element)
+    graph._index()
+
+
+def _read_edges(graph: Graph, elements, line_offset: int = 0) -> None:
+    """Read the ``<edge>`` children of ``elements`` (an element or a list of them) whose
+    ``sourceline + line_offset`` is their line in the file."""
+    edges = graph.edges
+    if _walk is not None and not isinstance(elements, list):
+        walked = _walk.edges(elements, line_offset)
+        if walked is not None:
+            edges.extend([Edge(a, b, c, d, line) for a, b, c, d, line in walked])
+            return
     file = graph.file
-    if edge_elements is None:
-        edges_element = pieces.rest().find("edges")
-        edge_elements = [] if edges_element is None else list(edges_element)
-    append_edge = graph.edges.append
-    for child in edge_elements:
+    append_edge = edges.append
+    for child in elements:
         get = child.get
         a, b, c, d = get("from-layer"), get("from-port"), get("to-layer"), get("to-port")
         # Fast path: four plain decimal ids (what every serializer writes). Joining them
@@ -279,29 +323,59 @@ def _read_graph(graph: Graph, element, fragment: bool, pieces=None) -> None:
             line = child.sourceline
             if line >= 65535:
                 line = _big_line(child, line)
-            append_edge(Edge(int(a), int(b), int(c), int(d), line))
+            append_edge(Edge(int(a), int(b), int(c), int(d), line + line_offset))
             continue
         if not isinstance(child.tag, str):
             continue
         if child.tag != "edge":
             _unexpected(child, "edges", file)
         append_edge(Edge(*(_required_uint(child, n, file) for n in _EDGE_ATTRIBUTES),
-                         _line(child)))  # fmt: skip
-    graph._index()
+                         _line(child) + line_offset))  # fmt: skip
 
 
 _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
 
 
-def _read_layers(graph: Graph, elements, fragment: bool) -> None:
+def _read_layers(graph: Graph, elements, fragment: bool, line_offset: int = 0) -> None:
+    """Read the ``<layer>`` children of ``elements`` (an element or a list of them) whose
+    ``sourceline + line_offset`` is their line in the file."""
+    layers = graph.layers
+    first = len(layers)
+    if _walk is not None and not isinstance(elements, list):
+        walked = _walk.layers(elements, line_offset)
+        if walked is not None:
+            _read_walked(graph, elements, walked, fragment, line_offset)
+            return
     file = graph.file
-    append_layer = graph.layers.append
+    append_layer = layers.append
     for child in elements:
         if child.tag != "layer":
             if isinstance(child.tag, str):  # comments and PIs have function tags
                 _unexpected(child, "layers", file)
             continue
         append_layer(_read_layer(graph, child, fragment))
+    if line_offset:
+        _shift_lines(layers, first, line_offset)
+
+
+def _read_walked(graph: Graph, parent, walked: list, fragment: bool, line_offset: int) -> None:
+    """Turn what :func:`irrun.ir._walk.layers` read from ``parent`` into layers; a layer it
+    handed back (an int: its child index), or one whose values need a check that raises,
+    is read from its element by :func:`_read_layer`."""
+    layers = graph.layers
+    children = None
+    for item in walked:
+        layer = _layer_from_walk(graph, item, fragment) if type(item) is tuple else None
+        if layer is None:
+            if children is None:
+                children = list(parent)
+            position = item if type(item) is int else item[-1]
+            layer = _read_layer(graph, children[position], fragment)
+            if line_offset:
+                layers.append(layer)
+                _shift_lines(layers, len(layers) - 1, line_offset)
+                continue
+        layers.append(layer)
 
 
 def _shift_lines(layers: list[Layer], first: int, offset: int) -> None:
@@ -332,10 +406,79 @@ def _layer_id(element, file) -> int:
     return _required_uint(element, "id", file, what="<layer>")
 
 
-#: (direction, fragment, id text, precision, names given, dim texts...) -> (port id, element
-#: type, shape) for ports read before: real models repeat a few port signatures many times.
-_PORT_CACHE: dict[tuple, tuple] = {}
+#: {(direction, fragment): {(id text, precision, names absent, *dim texts): (port id, element
+#: type, shape)}} for ports read before: real models repeat a few port signatures many times.
+_PORT_CACHES: dict[tuple[str, bool], dict[tuple, tuple]] = {
+    (direction, fragment): {} for direction in ("input", "output") for fragment in (False, True)
+}
 _PORT_CACHE_LIMIT = 1 << 14
+
+
+def _layer_from_walk(graph: Graph, item: tuple, fragment: bool) -> Layer | None:
+    """A :class:`Layer` from a tuple of :func:`irrun.ir._walk.layers`; ``None`` when a value
+    is not plain (the element path then reads the layer and raises where it must)."""
+    (id_text, name, layer_type, version, line, output_names, data, data_line, inputs, outputs,
+     _) = item  # fmt: skip
+    if id_text is None or not (len(id_text) < 19 and id_text.isdigit() and id_text.isascii()):
+        return None
+    if not layer_type or (not fragment and (name is None or version is None)):
+        return None
+    layer = Layer(graph, int(id_text), name or "", layer_type, version,
+                  {} if data is None else data, line)  # fmt: skip
+    if data is not None:
+        layer.data_line = data_line
+    if output_names is not None:
+        layer.output_names = split_names(output_names)
+    for direction, walked, ports in (("input", inputs, layer.inputs),
+                                     ("output", outputs, layer.outputs)):  # fmt: skip
+        cache = _PORT_CACHES[direction, fragment]
+        for key, names, port_line in walked:
+            found = cache.get(key)
+            if found is None:
+                found = _port_signature(key, direction, fragment)
+                if found is None:
+                    return None
+            port_id, etype, shape = found
+            names = _port_names(names)
+            ports.append(Port(layer, port_id, direction, len(ports), key[1], etype, shape,
+                              names, port_line))  # fmt: skip
+    return layer
+
+
+def _port_names(text: str | None) -> tuple[str, ...]:
+    """A ``names`` attribute as a tuple (most hold one plain name: no splitting then)."""
+    if text is None:
+        return ()
+    if "," in text or "\\" in text:
+        return split_names(text)
+    return (text,) if text else ()
+
+
+def _port_signature(key: tuple, direction: str, fragment: bool) -> tuple | None:
+    """Parse and remember a port signature (see ``_PORT_CACHES``); ``None`` when it is wrong
+    (:func:`_read_port` reports that)."""
+    id_text, precision, names_absent, *dims = key
+    if id_text is None or not (len(id_text) < 19 and id_text.isdigit() and id_text.isascii()):
+        return None
+    etype = _BY_PRECISION.get(precision) if precision is not None else None
+    if etype is None and direction == "output" and (precision is not None or not fragment):
+        return None
+    if dims or precision is not None or not names_absent:
+        try:
+            shape = _port_shape(tuple(dims))
+        except ValueError:
+            return None
+    else:
+        shape = _DYNAMIC_RANK
+    return _remember_port(key, direction, fragment, (int(id_text), etype, shape))
+
+
+def _remember_port(key: tuple, direction: str, fragment: bool, signature: tuple) -> tuple:
+    cache = _PORT_CACHES[direction, fragment]
+    if len(cache) >= _PORT_CACHE_LIMIT:
+        cache.clear()
+    cache[key] = signature
+    return signature
 
 
 def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
@@ -366,11 +509,11 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
     output_names = get("output_names")
     if output_names is not None:
         layer.output_names = split_names(output_names)
-    cache = _PORT_CACHE
     for child in element:
         tag = child.tag
         if tag == "output" or tag == "input":
             ports = layer.outputs if tag == "output" else layer.inputs
+            cache = _PORT_CACHES[tag, fragment]
             # The loop below is the hot path of loading: a port whose (id, precision, dims)
             # were seen before reuses their parsed form; anything else takes _read_port.
             for port_element in child:  # (a plain loop is faster than iterchildren("port"))
@@ -382,18 +525,13 @@ def _read_layer(graph: Graph, element, fragment: bool) -> Layer:
                 dims = [d.text for d in port_element if d.tag == "dim"]
                 found = None
                 if len(dims) == len(port_element):  # no rt_info, comment or other child
-                    key = (tag, fragment, port_get("id"), precision, names is None, *dims)
+                    key = (port_get("id"), precision, names is None, *dims)
                     found = cache.get(key)
                 if found is None:
                     ports.append(_read_port(layer, port_element, tag, len(ports), fragment))
                     continue
                 port_id, etype, shape = found
-                if names is None:
-                    names = ()
-                elif "," in names or "\\" in names:
-                    names = split_names(names)
-                else:
-                    names = (names,) if names else ()
+                names = _port_names(names)
                 line = port_element.sourceline
                 if line >= 65535:
                     line = _big_line(port_element, line)
@@ -455,10 +593,8 @@ def _read_port(layer: Layer, element, direction: str, index: int, fragment: bool
             port.rt_info = _read_rt_info(rt_info)
     elif all(dim.text is not None for dim in element):
         # Remember the parsed form for the fast path (dims without text never take it).
-        if len(_PORT_CACHE) >= _PORT_CACHE_LIMIT:
-            _PORT_CACHE.clear()
-        key = (direction, fragment, text, precision, names is None, *dims)
-        _PORT_CACHE[key] = (port_id, etype, shape)
+        key = (text, precision, names is None, *dims)
+        _remember_port(key, direction, fragment, (port_id, etype, shape))
     return port
 
 

@@ -267,3 +267,19 @@ def test_cli_never_exits_3_nor_prints_a_traceback(invoke, base, plan, edit):
             assert "error[internal]" not in text, text[:2000]
             if outcome.exit_code == 2:
                 assert text.startswith(f"irrun: error: {model}"), text[:2000]
+
+
+@FUZZ
+@given(base=bases, plan=plans, edit=byte_edit)
+def test_the_accelerated_and_pure_python_readers_agree(base, plan, edit, snapshot, python_reader):
+    xml, weights = mutate(*BASES[base], plan, edit)
+
+    def outcome():
+        try:
+            return [snapshot(model) for model in irrun.load_all(xml, weights=weights)]
+        except irrun.IRError as exc:
+            return str(exc)
+
+    accelerated = outcome()
+    with python_reader():
+        assert outcome() == accelerated

@@ -18,29 +18,6 @@ from irrun.ir import pieces, reader
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-def snapshot(model) -> tuple:
-    """Everything the reader produces, as plain values."""
-
-    def port(p):
-        return (p.id, p.direction, p.index, p.precision, p.element_type, str(p.declared_shape),
-                p.names, p.line, dict(p.rt_info))  # fmt: skip
-
-    def layer(x):
-        bodies = {tag: graph_of(body) for tag, body in x.bodies.items()}
-        ports = [port(p) for p in (*x.inputs, *x.outputs)]
-        return (x.id, x.name, x.type, x.version, dict(x.attributes), x.line, x.data_line,
-                x.output_names, dict(x.rt_info), ports, bodies, dict(x.port_maps),
-                list(x.back_edges))  # fmt: skip
-
-    def graph_of(graph):
-        edges = [(e.from_layer, e.from_port, e.to_layer, e.to_port, e.line) for e in graph.edges]
-        return [layer(x) for x in graph.layers], edges
-
-    inputs = [(i.name, i.names) for i in model.inputs]
-    outputs = [(o.name, o.names) for o in model.outputs]
-    return (model.name, model.ir_version, model.rt_info, graph_of(model), inputs, outputs)
-
-
 @pytest.fixture
 def tiny_pieces(monkeypatch):
     """Pieces of a few hundred bytes, so that small documents are cut many times."""
@@ -94,7 +71,9 @@ def openvino_model_xml(tmp_path, blocks=40):
 
 
 # -- the same model --------------------------------------------------------------------------------
-def test_openvino_ir_read_in_pieces_is_the_whole_document_model(tmp_path, monkeypatch, tiny_pieces):
+def test_openvino_ir_read_in_pieces_is_the_whole_document_model(
+    tmp_path, monkeypatch, tiny_pieces, snapshot
+):
     path = openvino_model_xml(tmp_path)
     expected = snapshot(load_whole(path, monkeypatch))
     forbid_whole_parse(monkeypatch)
@@ -104,7 +83,7 @@ def test_openvino_ir_read_in_pieces_is_the_whole_document_model(tmp_path, monkey
     assert model.validate().ok
 
 
-def test_lines_beyond_65535_are_the_files(tmp_path, monkeypatch):
+def test_lines_beyond_65535_are_the_files(tmp_path, monkeypatch, snapshot):
     # Default piece sizes; about 80 000 lines, so later lines need libxml2's big-line support.
     body = ['<?xml version="1.0"?>', '<net name="lines" version="11">', "\t<layers>",
             '\t\t<layer id="0" name="in" type="Parameter" version="opset1">',
@@ -145,8 +124,9 @@ def insert_after_layer(path, layer_id, text):
     return xml[:end] + text + xml[end:]
 
 
-def test_a_cut_inside_a_comment_falls_back_to_the_whole_document(tmp_path, monkeypatch,
-                                                                  tiny_pieces):  # fmt: skip
+def test_a_cut_inside_a_comment_falls_back_to_the_whole_document(
+    tmp_path, monkeypatch, tiny_pieces, snapshot
+):
     path = openvino_model_xml(tmp_path, blocks=12)
     comment = "\n<!-- a note " + "</layer> " * 200 + "-->"
     path.write_text(insert_after_layer(path, 5, comment))
@@ -156,7 +136,7 @@ def test_a_cut_inside_a_comment_falls_back_to_the_whole_document(tmp_path, monke
     assert len(calls) == 1
 
 
-def test_subgraph_bodies_are_parsed_whole(tmp_path, monkeypatch, tiny_pieces):
+def test_subgraph_bodies_are_parsed_whole(tmp_path, monkeypatch, tiny_pieces, snapshot):
     inner = "".join(
         f'<layer id="{i}" name="inner{i}" type="Result" version="opset1"><input>'
         f'<port id="0" precision="FP32"><dim>2</dim></port></input></layer>\n'
@@ -316,7 +296,7 @@ def small_net(head="", tail="", layers_tag="<layers>", extra=""):
     ],
     ids=["rt_info first", "two rt_info", "namespace", "edges first"],
 )
-def test_unusual_nets_read_as_a_whole(xml, monkeypatch, tiny_pieces):
+def test_unusual_nets_read_as_a_whole(xml, monkeypatch, tiny_pieces, snapshot):
     expected = snapshot(load_whole(xml, monkeypatch))
     assert snapshot(irrun.load(xml)) == expected
 
