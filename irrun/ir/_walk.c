@@ -119,8 +119,22 @@ fail:
 
 static const char *const PORT_ATTRIBUTES[] = {"id", "precision", "names"};
 
-/* One <port> -> (key, names, line), key = (id, precision, names is None, *dim texts). */
-static int read_port(const xmlNode *port, long line_offset, PyObject *ports) {
+/* The names attribute: () when absent or empty, (names,) for one plain name, else the text
+ * (Python splits it at unescaped commas). */
+static PyObject *port_names(const xmlChar *text) {
+    if (text == NULL || *text == 0)
+        return PyTuple_New(0);
+    PyObject *names = decode(text, 0);
+    if (names == NULL || strpbrk((const char *)text, ",\\") != NULL)
+        return names;
+    PyObject *one = PyTuple_Pack(1, names);
+    Py_DECREF(names);
+    return one;
+}
+
+/* One <port> -> (signature, key, names, line): key = (id, precision, names is None, *dim
+ * texts), signature = cache[key] or None. */
+static int read_port(const xmlNode *port, long line_offset, PyObject *cache, PyObject *ports) {
     const xmlChar *values[3];
     if (port->line >= BIG_LINE || !get_attributes(port, 3, PORT_ATTRIBUTES, values))
         return HAND_OVER;
@@ -156,9 +170,16 @@ static int read_port(const xmlNode *port, long line_offset, PyObject *ports) {
             goto fail;
         PyTuple_SET_ITEM(key, index++, item);
     }
-    PyObject *items[3] = {key, optional_text(values[2], 0),
+    PyObject *signature = PyDict_GetItemWithError(cache, key);
+    if (signature == NULL) {
+        if (PyErr_Occurred())
+            goto fail;
+        signature = Py_None;
+    }
+    Py_INCREF(signature);
+    PyObject *items[4] = {signature, key, port_names(values[2]),
                           PyLong_FromLong((long)port->line + line_offset)};
-    PyObject *entry = pack(3, items);
+    PyObject *entry = pack(4, items);
     if (entry == NULL)
         return FAILED;
     int status = PyList_Append(ports, entry);
@@ -170,13 +191,14 @@ fail:
 }
 
 /* The <port>s of an <input> or <output> (other children are skipped, as in Python). */
-static int read_ports(const xmlNode *parent, long line_offset, PyObject *ports) {
+static int read_ports(const xmlNode *parent, long line_offset, PyObject *cache,
+                      PyObject *ports) {
     for (const xmlNode *child = parent->children; child != NULL; child = child->next) {
         if (child->type == XML_ELEMENT_NODE) {
             if (child->ns != NULL)
                 return HAND_OVER;
             if (strcmp((const char *)child->name, "port") == 0) {
-                int status = read_port(child, line_offset, ports);
+                int status = read_port(child, line_offset, cache, ports);
                 if (status != OK)
                     return status;
             }
@@ -213,14 +235,43 @@ static int read_data(const xmlNode *data, PyObject **result) {
     return OK;
 }
 
+/* A plain id: 1 to 18 ASCII digits. -1 otherwise. */
+static long long plain_id(const xmlChar *text) {
+    if (text == NULL)
+        return -1;
+    size_t length = strlen((const char *)text);
+    if (length == 0 || length > 18)
+        return -1;
+    long long value = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] < '0' || text[i] > '9')
+            return -1;
+        value = value * 10 + (text[i] - '0');
+    }
+    return value;
+}
+
+/* What a layers() call reads with. */
+typedef struct {
+    long line_offset; /* added to every line */
+    int fragment;     /* bare <layer> snippets: name and version may be absent */
+    PyObject *input_cache, *output_cache; /* port signatures by key (reader._PORT_CACHES) */
+} Walk;
+
 static const char *const LAYER_ATTRIBUTES[] = {"id", "name", "type", "version", "output_names"};
 
 /* One <layer> -> (id, name, type, version, line, output_names, data, data line, inputs,
  * outputs, child index); texts as written (None when absent), data None without <data>. */
-static int read_layer(const xmlNode *layer, long index, long line_offset, PyObject **result) {
+static int read_layer(const xmlNode *layer, long index, const Walk *walk, PyObject **result) {
     const xmlChar *values[5];
     if (layer->line >= BIG_LINE || !get_attributes(layer, 5, LAYER_ATTRIBUTES, values))
         return HAND_OVER;
+    /* What the Python reader raises for, or reads in a slower way, it reads itself. */
+    long long id = plain_id(values[0]);
+    if (id < 0 || values[2] == NULL || *values[2] == 0 ||
+        (!walk->fragment && (values[1] == NULL || values[3] == NULL)))
+        return HAND_OVER;
+    long line_offset = walk->line_offset;
     PyObject *inputs = PyList_New(0), *outputs = PyList_New(0), *data = NULL;
     long data_line = -1;
     int status = (inputs == NULL || outputs == NULL) ? FAILED : OK;
@@ -232,9 +283,9 @@ static int read_layer(const xmlNode *layer, long index, long line_offset, PyObje
         } else if (child->ns != NULL || child->line >= BIG_LINE) {
             status = HAND_OVER;
         } else if (strcmp((const char *)child->name, "input") == 0) {
-            status = read_ports(child, line_offset, inputs);
+            status = read_ports(child, line_offset, walk->input_cache, inputs);
         } else if (strcmp((const char *)child->name, "output") == 0) {
-            status = read_ports(child, line_offset, outputs);
+            status = read_ports(child, line_offset, walk->output_cache, outputs);
         } else if (strcmp((const char *)child->name, "data") == 0) {
             status = read_data(child, &data);
             data_line = (long)child->line + line_offset;
@@ -250,7 +301,7 @@ static int read_layer(const xmlNode *layer, long index, long line_offset, PyObje
         Py_INCREF(inputs);
         Py_INCREF(outputs);
         PyObject *items[11] = {
-            optional_text(values[0], 1), optional_text(values[1], 0),
+            PyLong_FromLongLong(id), optional_text(values[1], 0),
             optional_text(values[2], 1), optional_text(values[3], 1),
             PyLong_FromLong((long)layer->line + line_offset), optional_text(values[4], 0),
             data, data == Py_None ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(data_line),
@@ -266,35 +317,36 @@ static int read_layer(const xmlNode *layer, long index, long line_offset, PyObje
     return status;
 }
 
-/* Parse (element, line_offset) arguments: the element's node, and a new empty result list
- * (NULL with an error set when the arguments are wrong). */
-static PyObject *start(PyObject *args, const char *format, xmlNode **node, long *line_offset) {
-    PyObject *element;
-    if (!PyArg_ParseTuple(args, format, &element, line_offset))
-        return NULL;
+/* The xmlNode of an lxml element (NULL with an error set for anything else). */
+static xmlNode *element_node(PyObject *element) {
     int is_element = PyObject_IsInstance(element, element_type);
     if (is_element < 0)
         return NULL;
-    *node = is_element ? ((ElementLayout *)element)->c_node : NULL;
-    if (*node == NULL || (*node)->type != XML_ELEMENT_NODE) {
+    xmlNode *node = is_element ? ((ElementLayout *)element)->c_node : NULL;
+    if (node == NULL || node->type != XML_ELEMENT_NODE) {
         PyErr_SetString(PyExc_TypeError, "expected an lxml element");
         return NULL;
     }
-    return PyList_New(0);
+    return node;
 }
 
 PyDoc_STRVAR(layers_doc,
-"layers(parent, line_offset) -> list or None\n\n"
+"layers(parent, line_offset, fragment, input_cache, output_cache) -> list or None\n\n"
 "One item per <layer> child of `parent`: a tuple (id, name, type, version, line,\n"
 "output_names, data, data_line, inputs, outputs, index) where inputs/outputs are lists of\n"
-"(key, names, line) with key = (port id, precision, names is None, *dim texts), or the\n"
+"(signature, key, names, line): key = (port id, precision, names is None, *dim texts),\n"
+"signature = the cache's value for key or None, names a tuple or a text to split. Or the\n"
 "layer's child index (an int) when the Python reader must read it. None when `parent`\n"
 "holds anything but <layer> elements, comments and blanks.");
 
 static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
-    long line_offset;
-    xmlNode *node;
-    PyObject *result = start(args, "Ol:layers", &node, &line_offset);
+    PyObject *parent;
+    Walk walk;
+    if (!PyArg_ParseTuple(args, "OlpO!O!:layers", &parent, &walk.line_offset, &walk.fragment,
+                          &PyDict_Type, &walk.input_cache, &PyDict_Type, &walk.output_cache))
+        return NULL;
+    xmlNode *node = element_node(parent);
+    PyObject *result = node == NULL ? NULL : PyList_New(0);
     if (result == NULL)
         return NULL;
     long index = 0; /* child index as lxml counts them: elements, comments and PIs */
@@ -310,7 +362,7 @@ static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
             Py_RETURN_NONE;
         }
         PyObject *item = NULL;
-        int status = read_layer(child, index, line_offset, &item);
+        int status = read_layer(child, index, &walk, &item);
         if (status == FAILED) {
             Py_DECREF(result);
             return NULL;
@@ -330,22 +382,6 @@ static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
     return result;
 }
 
-/* A plain id: 1 to 18 ASCII digits. -1 otherwise. */
-static long long plain_id(const xmlChar *text) {
-    if (text == NULL)
-        return -1;
-    size_t length = strlen((const char *)text);
-    if (length == 0 || length > 18)
-        return -1;
-    long long value = 0;
-    for (size_t i = 0; i < length; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        value = value * 10 + (text[i] - '0');
-    }
-    return value;
-}
-
 static const char *const EDGE_ATTRIBUTES[] = {"from-layer", "from-port", "to-layer", "to-port"};
 
 PyDoc_STRVAR(edges_doc,
@@ -354,9 +390,12 @@ PyDoc_STRVAR(edges_doc,
 "None when any child is not a plainly written <edge> (the Python reader then reads them).");
 
 static PyObject *walk_edges(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *parent;
     long line_offset;
-    xmlNode *node;
-    PyObject *result = start(args, "Ol:edges", &node, &line_offset);
+    if (!PyArg_ParseTuple(args, "Ol:edges", &parent, &line_offset))
+        return NULL;
+    xmlNode *node = element_node(parent);
+    PyObject *result = node == NULL ? NULL : PyList_New(0);
     if (result == NULL)
         return NULL;
     for (const xmlNode *child = node->children; child != NULL; child = child->next) {

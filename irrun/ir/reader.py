@@ -44,15 +44,16 @@ def _checked_walker():
         '<edges><edge from-layer="7" from-port="2" to-layer="8" to-port="0"/></edges></net>'
     )
     expected = [
-        ("7", "a&b", "T", "v1", 2, None, {"k": ""}, 2, [],
-         [(("2", "I8", False, "3"), "x", 2)], 0),
+        (7, "a&b", "T", "v1", 2, None, {"k": ""}, 2, [],
+         [("sig", ("2", "I8", False, "3"), ("x",), 2)], 0),
         2,
     ]  # fmt: skip
+    caches = {}, {("2", "I8", False, "3"): "sig"}
     try:
         works = (
-            _walk.layers(probe[0], 0) == expected
+            _walk.layers(probe[0], 0, False, *caches) == expected
             and _walk.edges(probe[1], 10) == [(7, 2, 8, 0, 12)]
-            and _walk.layers(probe[1], 0) is None
+            and _walk.layers(probe[1], 0, False, *caches) is None
         )
     except Exception:  # pragma: no cover - an incompatible build
         return None
@@ -342,7 +343,8 @@ def _read_layers(graph: Graph, elements, fragment: bool, line_offset: int = 0) -
     layers = graph.layers
     first = len(layers)
     if _walk is not None and not isinstance(elements, list):
-        walked = _walk.layers(elements, line_offset)
+        caches = _PORT_CACHES["input", fragment], _PORT_CACHES["output", fragment]
+        walked = _walk.layers(elements, line_offset, fragment, *caches)
         if walked is not None:
             _read_walked(graph, elements, walked, fragment, line_offset)
             return
@@ -415,15 +417,11 @@ _PORT_CACHE_LIMIT = 1 << 14
 
 
 def _layer_from_walk(graph: Graph, item: tuple, fragment: bool) -> Layer | None:
-    """A :class:`Layer` from a tuple of :func:`irrun.ir._walk.layers`; ``None`` when a value
-    is not plain (the element path then reads the layer and raises where it must)."""
-    (id_text, name, layer_type, version, line, output_names, data, data_line, inputs, outputs,
+    """A :class:`Layer` from a tuple of :func:`irrun.ir._walk.layers`; ``None`` when a port
+    signature is wrong (the element path then reads the layer and raises)."""
+    (layer_id, name, layer_type, version, line, output_names, data, data_line, inputs, outputs,
      _) = item  # fmt: skip
-    if id_text is None or not (len(id_text) < 19 and id_text.isdigit() and id_text.isascii()):
-        return None
-    if not layer_type or (not fragment and (name is None or version is None)):
-        return None
-    layer = Layer(graph, int(id_text), name or "", layer_type, version,
+    layer = Layer(graph, layer_id, name or "", layer_type, version,
                   {} if data is None else data, line)  # fmt: skip
     if data is not None:
         layer.data_line = data_line
@@ -431,15 +429,16 @@ def _layer_from_walk(graph: Graph, item: tuple, fragment: bool) -> Layer | None:
         layer.output_names = split_names(output_names)
     for direction, walked, ports in (("input", inputs, layer.inputs),
                                      ("output", outputs, layer.outputs)):  # fmt: skip
-        cache = _PORT_CACHES[direction, fragment]
-        for key, names, port_line in walked:
-            found = cache.get(key)
-            if found is None:
-                found = _port_signature(key, direction, fragment)
-                if found is None:
+        for signature, key, names, port_line in walked:
+            if signature is None:  # not in the cache when the piece was walked
+                signature = _PORT_CACHES[direction, fragment].get(key) or _port_signature(
+                    key, direction, fragment
+                )
+                if signature is None:
                     return None
-            port_id, etype, shape = found
-            names = _port_names(names)
+            port_id, etype, shape = signature
+            if type(names) is not tuple:
+                names = split_names(names)
             ports.append(Port(layer, port_id, direction, len(ports), key[1], etype, shape,
                               names, port_line))  # fmt: skip
     return layer

@@ -22,8 +22,8 @@ def test_a_built_accelerator_passes_its_self_check():
     assert reader._walk is _walk
 
 
-def layers_of(xml: str):
-    return _walk.layers(etree.fromstring(xml), 0)
+def layers_of(xml: str, fragment=False, caches=({}, {})):
+    return _walk.layers(etree.fromstring(xml), 0, fragment, *caches)
 
 
 PLAIN = '<layer id="1" name="n" type="T" version="v"><input><port id="0"/></input></layer>'
@@ -48,6 +48,13 @@ PLAIN = '<layer id="1" name="n" type="T" version="v"><input><port id="0"/></inpu
         '<layer xmlns:x="urn:x" x:id="1" id="1" name="n" type="T" version="v"/>',
         '<layer id="1" name="n" type="T" version="v"><data xmlns:x="urn:x" x:a="1"/></layer>',
         '<layer id="1" name="n" type="T" version="v"><x:data xmlns:x="urn:x"/></layer>',
+        '<layer id="01x" name="n" type="T" version="v"/>',
+        '<layer id="1234567890123456789" name="n" type="T" version="v"/>',
+        '<layer name="n" type="T" version="v"/>',
+        '<layer id="1" name="n" type="" version="v"/>',
+        '<layer id="1" name="n" version="v"/>',
+        '<layer id="1" type="T" version="v"/>',
+        '<layer id="1" name="n" type="T"/>',
     ],
     ids=[
         "rt_info",
@@ -61,10 +68,38 @@ PLAIN = '<layer id="1" name="n" type="T" version="v"><input><port id="0"/></inpu
         "namespaced attribute",
         "namespaced data attribute",
         "namespaced child",
+        "id not a number",
+        "id too long",
+        "no id",
+        "empty type",
+        "no type",
+        "no name",
+        "no version",
     ],  # fmt: skip
 )
 def test_anything_but_the_plain_form_is_handed_back_by_child_index(layer):
     assert layers_of(f"<layers><!-- first -->{PLAIN}{layer}</layers>")[1:] == [2]
+
+
+def test_fragment_layers_may_lack_name_and_version():
+    [item] = layers_of('<layers><layer id="1" type="T"/></layers>', fragment=True)
+    assert item[:4] == (1, None, "T", None)
+
+
+def test_port_signatures_come_from_the_cache_and_names_are_split_only_when_needed():
+    xml = ('<layers><layer id="1" name="n" type="T" version="v"><output>'
+           '<port id="0" precision="I8"><dim>2</dim></port>'
+           '<port id="1" precision="I8" names="a"><dim>2</dim></port>'
+           '<port id="2" precision="I8" names="a,b"/><port id="3" names=""/></output>'
+           "</layer></layers>")  # fmt: skip
+    caches = {("0", "I8", False, "2"): "input side"}, {("0", "I8", True, "2"): "known"}
+    [item] = layers_of(xml, caches=caches)
+    assert item[9] == [
+        ("known", ("0", "I8", True, "2"), (), 1),
+        (None, ("1", "I8", False, "2"), ("a",), 1),
+        (None, ("2", "I8", False), "a,b", 1),
+        (None, ("3", None, False), (), 1),
+    ]
 
 
 def test_other_elements_in_layers_hand_the_whole_list_back():
@@ -77,7 +112,7 @@ def test_ports_outside_the_plain_form_are_skipped_as_python_skips_them():
            '<port id="3" precision="I8" names="a\\,b"><dim> 4 </dim></port></output>'
            "</layer></layers>")  # fmt: skip
     [item] = layers_of(xml)
-    assert item[9] == [(("3", "I8", False, " 4 "), "a\\,b", 1)]
+    assert item[9] == [(None, ("3", "I8", False, " 4 "), "a\\,b", 1)]
 
 
 def test_edges_hand_back_anything_but_plain_ids():
@@ -95,7 +130,7 @@ def test_edges_hand_back_anything_but_plain_ids():
 
 def test_the_accelerator_takes_only_elements():
     with pytest.raises(TypeError):
-        _walk.layers("<layers/>", 0)
+        _walk.layers("<layers/>", 0, False, {}, {})
     with pytest.raises(TypeError):
         _walk.edges(etree.Comment("c"), 0)
 
