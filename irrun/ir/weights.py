@@ -76,6 +76,11 @@ class Weights:
             data = self._bytes = np.frombuffer(self._buffer, dtype=np.uint8)
         return data[offset : offset + count * dtype.itemsize].view(dtype)
 
+    def shaped(self, offset: int, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+        """An array of ``shape`` and ``dtype`` at byte ``offset`` (bounds already checked): a
+        read-only view of the file, never a copy (cheaper than :meth:`view` + reshape)."""
+        return np.ndarray(shape, dtype, self._buffer, offset)
+
     def __repr__(self) -> str:
         return f"Weights({os.path.basename(self.path)!r}, {self.size} bytes)"
 
@@ -178,23 +183,23 @@ def decode_checked_const(
     for dim in shape:
         count *= dim
     if element_type.name == "string":
-        array = _decode_strings(weights, offset, count)
+        array = _decode_strings(weights, offset, count).reshape(shape)
     elif element_type.is_sub_byte:
         packed = weights.view(offset, element_type.packed_size(count), np.uint8)
-        array = _UNPACK[element_type.name](packed, count).view(element_type.numpy_dtype)
+        unpacked = _UNPACK[element_type.name](packed, count)
+        array = unpacked.view(element_type.numpy_dtype).reshape(shape)
     else:
         dtype = element_type.numpy_dtype
         if sys.byteorder != "little" and dtype.itemsize > 1:
             # The .bin is little-endian: read it as such, then convert to native order.
-            array = weights.view(offset, count, dtype.newbyteorder("<")).astype(dtype)
+            array = weights.shaped(offset, dtype.newbyteorder("<"), shape).astype(dtype)
         else:
-            array = weights.view(offset, count, dtype)
+            array = weights.shaped(offset, dtype, shape)
             if offset % dtype.alignment:
                 # Unaligned views are legal but slow everywhere they are used: copy once.
                 array = array.copy()
         if element_type.name == "boolean" and count and array.view(np.uint8).max() > 1:
             array = array.view(np.uint8) != 0
-    array = array.reshape(shape)
     if array.flags.writeable:  # (views of the weights are read-only already)
         array.flags.writeable = False
     return array

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from irrun.ops.base import Op, TensorInfo
 
 
@@ -25,8 +27,6 @@ def check_index_type(op: Op, info: TensorInfo, port_index: int, allowed=None) ->
 def as_signed_indices(values):
     """Index values as int64 for range checks; u64 values beyond int64 become int64's maximum
     (still out of range) instead of wrapping to negative numbers."""
-    import numpy as np
-
     values = np.asarray(values)
     if values.dtype == np.uint64:
         values = np.minimum(values, np.uint64(2**63 - 1))
@@ -36,8 +36,6 @@ def as_signed_indices(values):
 def first_bad_index(values, low: int, high: int):
     """``(position, value, count)`` of the first entry of ``values`` outside ``[low, high]``
     (and how many there are), or ``None``."""
-    import numpy as np
-
     if values.size <= 64:  # the common case, a few indices: cheaper in Python than in numpy
         listed = values.ravel().tolist()
         if listed and low <= min(listed) and max(listed) <= high:
@@ -54,8 +52,6 @@ def first_bad_index(values, low: int, high: int):
 def warn_negative(op: Op, values, allowed: str, behaviour: str, newer: str) -> None:
     """Warn (``index-range``) about the first negative constant index for an op version whose
     spec allows only non-negative indices."""
-    import numpy as np
-
     negative = values < 0
     if not negative.any():
         return

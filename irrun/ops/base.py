@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from irrun.element_types import ELEMENT_TYPES, ElementType
 from irrun.errors import IRError
+from irrun.model import short_repr, short_text
 from irrun.shape import Dim, Shape
 
 __all__ = ["Op", "TensorInfo", "OpContext", "DYNAMIC_TYPE", "normalize_axis_or_report"]
@@ -83,6 +84,10 @@ class Op:
     #: Set when a required attribute is missing or malformed: the walk then trusts the
     #: declared outputs instead of inferring from a guessed value (no follow-on errors).
     incomplete = False
+    #: ``quick_outputs(layer)``, for ops without inputs: what :meth:`infer` would give for a
+    #: plainly written layer, computed without building the op; ``None`` from it (or no
+    #: function) means build the op as usual.
+    quick_outputs = None
 
     def __init__(self, layer, context: OpContext):
         self.layer = layer
@@ -109,10 +114,11 @@ class Op:
         A missing required attribute is reported (``missing-attribute``) and
         ``default`` used, as OpenVINO silently does.
         """
-        from irrun.model import short_text
-
         layer = self.layer
-        if name not in layer.attributes:
+        text = layer.attributes.get(name)
+        if text is not None and len(text) < 19 and text.isdigit() and text.isascii():
+            return int(text)  # the common case: a plain non-negative number
+        if text is None:
             if required:
                 self.context.error(
                     "missing-attribute",
@@ -138,8 +144,6 @@ class Op:
 
     def describe(self) -> str:
         """``layer 1 'concat' (Concat-1)``."""
-        from irrun.model import short_repr
-
         return f"layer {self.layer.id}{short_repr(self.layer.name)} ({self.label})"
 
     def input_port(self, index: int):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report, sum_dims
 from irrun.ops.registry import register
-from irrun.shape import Dim, Shape
+from irrun.shape import Dim, Shape, shape_of_dims
 
 
 def common_element_type(op: Op, inputs: list[TensorInfo], what: str = "inputs"):
@@ -42,6 +42,15 @@ class Concat(Op):
         etype = common_element_type(self, inputs)
         if etype is None:
             return None
+        same = _same_but_axis(inputs, self.axis)
+        if same is not None:  # the usual case, which the general rule below also covers
+            head, axis_dims, tail = same
+            total = sum_dims(axis_dims)
+            out = shape_of_dims((*head, total, *tail))
+            why = lambda: (  # noqa: E731  (messages are built only when one is shown)
+                f"axis {self.axis}: {' + '.join(str(d) for d in axis_dims)} = {total}"
+            )
+            return [TensorInfo(out, etype, why=why)]
         known = [(i, t.shape) for i, t in enumerate(inputs) if t.shape.rank_is_static]
         if not known:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="inputs of unknown rank")]
@@ -104,3 +113,24 @@ class Concat(Op):
         from irrun.kernels import concat
 
         return [concat(inputs, self.axis)]
+
+
+def _same_but_axis(inputs: list[TensorInfo], axis: int):
+    """``(dims before the axis, the inputs' axis dims, dims after it)`` when every input has
+    the same rank r >= 1 (the axis in range) and the same dims off the axis; else ``None``."""
+    first = inputs[0].shape.dims
+    if not first:  # rank unknown or 0
+        return None
+    rank = len(first)
+    if not -rank <= axis < rank:
+        return None
+    if axis < 0:
+        axis += rank
+    head, tail = first[:axis], first[axis + 1 :]
+    axis_dims = [first[axis]]
+    for info in inputs[1:]:
+        dims = info.shape.dims
+        if dims is None or len(dims) != rank or dims[:axis] != head or dims[axis + 1 :] != tail:
+            return None
+        axis_dims.append(dims[axis])
+    return head, axis_dims, tail

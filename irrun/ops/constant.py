@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irrun.errors import IRError
+from irrun.ir.weights import const_layout_check, decode_checked_const
 from irrun.ops.base import Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Shape
@@ -56,6 +57,38 @@ def _plain_type(type_text, shape_text):
     if etype.name in ("dynamic", "string") or not shape.is_static or shape.element_count() == 0:
         return None
     return etype, shape, etype.packed_size(shape.element_count())
+
+
+#: Element type -> numpy dtype whose bytes in the .bin are the values as they are (fixed
+#: size, not boolean, the machine's byte order), or None.
+_DIRECT_DTYPES: dict = {}
+
+
+def _direct_dtype(element_type):
+    import sys
+
+    if element_type.is_sub_byte or element_type.name in ("string", "boolean", "dynamic"):
+        return None
+    dtype = element_type.numpy_dtype
+    return dtype if sys.byteorder == "little" or dtype.itemsize == 1 else None
+
+
+def _value(layer, key, element_type, shape, offset):
+    """The Const's array, decoded once (``None`` when decoding it is not cheap: a large
+    sub-byte or string Const). Consts with the same layout share one read-only array; the
+    model keeps them for the executor."""
+    model = layer.graph.model
+    cached = model._constants.get(id(layer))
+    if cached is None:
+        cached = model._const_arrays.get(key)
+        if cached is None:
+            cheap = not element_type.is_sub_byte and element_type.name != "string"
+            if not cheap and shape.element_count() > FOLD_LIMIT:
+                return None
+            cached = decode_checked_const(element_type, shape.to_tuple(), offset, model.weights)
+            model._const_arrays[key] = cached
+        model._constants[id(layer)] = cached
+    return cached
 
 
 @register
@@ -128,8 +161,6 @@ class Constant(Op):
                                                       self.offset, self.size)  # fmt: skip
 
     def _check_bytes(self) -> bool:
-        from irrun.ir.weights import const_layout_check
-
         found = const_layout_check(self.element_type, self.shape.to_tuple(), self.offset,
                                    self.size, self.layer.graph.model.weights)  # fmt: skip
         if found:
@@ -144,31 +175,45 @@ class Constant(Op):
             return None
         value = None
         if self.ok:
-            cheap = not self.element_type.is_sub_byte and self.element_type.name != "string"
-            if cheap or self.shape.element_count() <= FOLD_LIMIT:
-                value = self._decode()
+            try:
+                value = _value(self.layer, self._key, self.element_type, self.shape, self.offset)
+            except IRError as exc:
+                self.context.error("const-size", f"{self.describe()}: {exc.message}")
         return [TensorInfo(self.shape, self.element_type, value, why="the Const's shape")]
 
-    def _decode(self):
-        """Decode the (already checked) bytes once; the model caches the array."""
-        from irrun.ir.weights import decode_checked_const
-
-        model = self.layer.graph.model
-        cached = model._constants.get(id(self.layer))
-        if cached is None:
-            # Consts with the same layout share one read-only array.
-            key = self._key
-            cached = model._const_arrays.get(key)
-            if cached is None:
-                try:
-                    cached = decode_checked_const(self.element_type, self.shape.to_tuple(),
-                                                  self.offset, model.weights)  # fmt: skip
-                except IRError as exc:
-                    self.context.error("const-size", f"{self.describe()}: {exc.message}")
-                    return None
-                model._const_arrays[key] = cached
-            model._constants[id(self.layer)] = cached
-        return cached
+    @staticmethod
+    def quick_outputs(layer):
+        """What :meth:`infer` gives for a plainly written Const, without building the op (most
+        layers of a converted model are Consts); ``None``: build it (it checks and explains)."""
+        get = layer.attributes.get
+        key = (get("element_type"), get("shape"), get("offset"), get("size"))
+        model = layer.graph.model
+        checked = model._checked_consts.get(key)
+        if checked is None:
+            checked = _plain_layout(key, model.weights)
+            if checked is None:
+                return None
+            model._checked_consts[key] = checked
+        element_type, shape, offset, _ = checked
+        value = model._constants.get(id(layer))
+        if value is None:
+            value = model._const_arrays.get(key)
+            if value is None:
+                dtype = _DIRECT_DTYPES.get(element_type, False)
+                if dtype is False:
+                    dtype = _DIRECT_DTYPES[element_type] = _direct_dtype(element_type)
+                if dtype is None or offset % dtype.alignment:
+                    try:
+                        value = _value(layer, key, element_type, shape, offset)
+                    except IRError:
+                        return None
+                else:  # what decode_checked_const gives for these types, with fewer steps
+                    value = model._const_arrays[key] = model.weights.shaped(
+                        offset, dtype, shape.to_tuple()
+                    )
+            if value is not None:
+                model._constants[id(layer)] = value
+        return [TensorInfo(shape, element_type, value, why="the Const's shape")]
 
     def evaluate(self, inputs):
         """The Const's value (a read-only view of the memory-mapped weights)."""

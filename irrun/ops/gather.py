@@ -56,11 +56,7 @@ class _Gather(Op):
             )
             return None
         value = axis_info.value
-        axis = (
-            int(value.reshape(-1)[0])
-            if integer_axis and value is not None and value.size == 1
-            else None
-        )
+        axis = int(value.item()) if integer_axis and value is not None and value.size == 1 else None
         data_dims, indices_dims = data.shape.dims, indices.shape.dims
         if data_dims is None or indices_dims is None:
             return [
@@ -98,9 +94,10 @@ class _Gather(Op):
                 return None
             dims = merged + [Dim.dynamic()] * (rank_out - len(merged))
             return [TensorInfo(Shape(dims), data.element_type, why="the axis is not a constant")]
-        axis_n = normalize_axis_or_report(self, axis, r, port=self.input_port(2))
-        if axis_n is None:
-            return None
+        if -r <= axis < r:
+            axis_n = axis + r if axis < 0 else axis
+        else:
+            return normalize_axis_or_report(self, axis, r, port=self.input_port(2))  # reports
         if batch > axis_n:
             self.context.error(
                 "batch-dims-range",

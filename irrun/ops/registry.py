@@ -119,9 +119,15 @@ _UNRESOLVED = object()
 
 def has_kernel(op_class) -> bool:
     """True when an op class can run (it implements ``evaluate``)."""
-    from irrun.ops.base import Op
+    found = _HAS_KERNEL.get(op_class)
+    if found is None:
+        from irrun.ops.base import Op
 
-    return op_class.evaluate is not Op.evaluate
+        found = _HAS_KERNEL[op_class] = op_class.evaluate is not Op.evaluate
+    return found
+
+
+_HAS_KERNEL: dict[type, bool] = {}
 
 
 def runnable() -> list[str]:

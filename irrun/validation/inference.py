@@ -112,6 +112,22 @@ def infer_graph(graph, emit) -> tuple[int, int]:
                 flowing[id(port)] = _trusted(port)
             continue
 
+        quick = op_class.quick_outputs
+        if quick is not None and not layer.inputs and len(layer.outputs) == 1:
+            outputs = quick(layer)
+            port = layer.outputs[0]
+            if outputs is not None:
+                info = outputs[0]
+                etype = port.element_type
+                if port.declared_shape.dims == info.shape.dims and (
+                    etype is None or etype is info.element_type
+                ):  # as below, for a layer that declares exactly what it gives
+                    port.inferred_shape = info.shape
+                    port.inferred_type = info.element_type
+                    flowing[id(port)] = TensorInfo(info.shape, info.element_type, info.value)
+                    checked += 1
+                    continue
+
         label = labels.get(op_class)
         if label is None:
             label = labels[op_class] = f"{op_class.type}-{op_class.version}"
@@ -136,7 +152,11 @@ def infer_graph(graph, emit) -> tuple[int, int]:
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
             if info.value is None:
                 if foldable is None:
-                    foldable = all_known(inputs) and has_kernel(op_class)
+                    foldable = has_kernel(op_class)
+                    for known in inputs:  # (a loop: cheaper than all() over a generator)
+                        if known.value is None:
+                            foldable = False
+                            break
                 if foldable:
                     info.value = _fold(op, inputs, info)
             etype = port.element_type
@@ -208,11 +228,6 @@ def _infer(op, layer, inputs, producers, context):
                       f"layer declares {len(layer.outputs)} output port(s)")  # fmt: skip
         return None
     return outputs
-
-
-def all_known(inputs) -> bool:
-    """True when every input's value is known (a constant)."""
-    return all(info.value is not None for info in inputs)
 
 
 def _fold(op, inputs, info):
