@@ -152,7 +152,7 @@ def parse_dim(text: str) -> Dim:
     if text.isdigit() and text.isascii():
         if len(text.lstrip("0")) > 19 or int(text) > _INT64_MAX:
             raise ValueError(f"dimension {text[:40]!r} is beyond the 64-bit integer range")
-        return Dim(int(text))
+        return static_dim(int(text))
     match = _INTERVAL.match(text)
     if match and (match.group(1) or match.group(2)):
         if max(len(g.lstrip("0")) for g in match.groups()) > 19:

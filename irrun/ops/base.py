@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from irrun.element_types import ELEMENT_TYPES, ElementType
 from irrun.errors import IRError
 from irrun.model import short_repr, short_text
-from irrun.shape import Dim, Shape
+from irrun.shape import Dim, Shape, static_dim
 
 __all__ = ["Op", "TensorInfo", "OpContext", "DYNAMIC_TYPE", "normalize_axis_or_report"]
 
 DYNAMIC_TYPE = ELEMENT_TYPES["dynamic"]
 
 
-@dataclass
+@dataclass(slots=True)
 class TensorInfo:
     """What is known of a tensor before running anything.
 
@@ -171,9 +171,12 @@ def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis", p
     return None
 
 
+_ZERO = static_dim(0)
+
+
 def sum_dims(dims: list[Dim]) -> Dim:
     """Sum of dimensions (intervals add bound-wise)."""
-    total = Dim(0)
+    total = _ZERO
     for dim in dims:
         total = total + dim
     return total

@@ -11,6 +11,8 @@ is undefined, so irrun refuses to run it.
 
 from __future__ import annotations
 
+from functools import partial
+
 from irrun.ops._indices import (
     as_signed_indices,
     batch_dims_merge,
@@ -116,11 +118,10 @@ class _Gather(Op):
         out = shape_of_dims(head + middle + tail)
         if integer_indices and indices.value is not None:
             self._check_index_values(indices, data_dims[axis_n], axis)
-        why = lambda: (  # noqa: E731  (messages are built only when one is shown)
-            f"data {data.shape}, indices {indices.shape}, axis {axis}, batch_dims "
-            f"{self.batch_dims}: data[:{axis_n}] + indices[{batch}:] + data[{axis_n + 1}:] = "
-            f"{Shape(head)} + {Shape(middle)} + {Shape(tail)} = {out}"
-        )
+        # (The message is built only when one is shown; a partial, unlike a closure, does not
+        # turn this method's variables into cells.)
+        why = partial(_explain, data.shape, indices.shape, axis, self.batch_dims, axis_n, batch,
+                      head, middle, tail, out)  # fmt: skip
         return [TensorInfo(out, data.element_type, why=why)]
 
     def _check_index_values(self, indices, size: Dim, axis):
@@ -187,3 +188,11 @@ class Gather8(_Gather):
 
     type, version = "Gather", 8
     out_of_range = "zero"
+
+
+def _explain(data, indices, axis, batch_dims, axis_n, batch, head, middle, tail, out) -> str:
+    return (
+        f"data {data}, indices {indices}, axis {axis}, batch_dims {batch_dims}: "
+        f"data[:{axis_n}] + indices[{batch}:] + data[{axis_n + 1}:] = "
+        f"{Shape(head)} + {Shape(middle)} + {Shape(tail)} = {out}"
+    )

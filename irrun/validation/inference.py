@@ -76,30 +76,30 @@ def infer_graph(graph, emit) -> tuple[int, int]:
     flowing: dict[int, TensorInfo] = {}  # id(output port) -> what flows out of it
     causes: dict[int, object] = {}  # id(output port) -> the diagnostic that tainted it
     checked = trusted = 0
-    producer_of = graph._producers  # (layer id, port id) -> (edge, producer port, input port)
+    # id(input port) -> the output port feeding it (the first edge into it, as indexed)
+    producer_of = {id(port): producer for _, producer, port in graph._producers.values()}
     labels: dict[type, str] = {}
     for layer in _flow_order(graph):
-        layer_id = layer.id
         producers, inputs, input_causes = [], [], []
-        edges_disagree = False
-        for port in layer.inputs:
-            found = producer_of.get((layer_id, port.id))
-            producer = found[1] if found is not None and found[2] is port else None
-            producers.append(producer)
-            if producer is None:
-                inputs.append(_declared(port))
-                continue
-            if (
-                producer.declared_shape.dims != port.declared_shape.dims
-                or producer.element_type is not port.element_type
-            ):
-                edges_disagree = True
-            key = id(producer)
-            inputs.append(flowing.get(key) or _declared(producer))
-            if key in causes:
-                input_causes.append(causes[key])
-        if edges_disagree:  # both ends declaring the same is the rule: check only exceptions
-            _check_edges(layer, producers, emit)
+        if layer.inputs:
+            edges_disagree = False
+            for port in layer.inputs:
+                producer = producer_of.get(id(port))
+                producers.append(producer)
+                if producer is None:
+                    inputs.append(_declared(port))
+                    continue
+                if (
+                    producer.declared_shape.dims != port.declared_shape.dims
+                    or producer.element_type is not port.element_type
+                ):
+                    edges_disagree = True
+                key = id(producer)
+                inputs.append(flowing.get(key) or _declared(producer))
+                if causes and key in causes:
+                    input_causes.append(causes[key])
+            if edges_disagree:  # both ends declaring the same is the rule: check exceptions
+                _check_edges(layer, producers, emit)
 
         op_class = resolve_layer(layer)
         if op_class is None:
@@ -114,7 +114,10 @@ def infer_graph(graph, emit) -> tuple[int, int]:
 
         quick = op_class.quick_outputs
         if quick is not None and not layer.inputs and len(layer.outputs) == 1:
-            outputs = quick(layer)
+            try:
+                outputs = quick(layer)
+            except Exception:  # the op, built below, reports what is wrong
+                outputs = None
             port = layer.outputs[0]
             if outputs is not None:
                 info = outputs[0]
@@ -124,7 +127,7 @@ def infer_graph(graph, emit) -> tuple[int, int]:
                 ):  # as below, for a layer that declares exactly what it gives
                     port.inferred_shape = info.shape
                     port.inferred_type = info.element_type
-                    flowing[id(port)] = TensorInfo(info.shape, info.element_type, info.value)
+                    flowing[id(port)] = info
                     checked += 1
                     continue
 
@@ -171,7 +174,7 @@ def infer_graph(graph, emit) -> tuple[int, int]:
                 # them too), so they never narrow an inferred shape.
                 port.inferred_shape = info.shape
                 port.inferred_type = info.element_type
-                flowing[id(port)] = TensorInfo(info.shape, info.element_type, info.value)
+                flowing[id(port)] = info
                 if input_causes:
                     causes[id(port)] = input_causes[0]
                 continue

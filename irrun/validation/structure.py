@@ -15,6 +15,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
     ``emit(code, message, layer=None, line=None, port=None, hint=None)`` records a diagnostic.
     """
     first_seen: dict[int, object] = {}
+    input_ports, repeated_port_ids = 0, False
     for layer in graph.layers:
         if layer.id in first_seen:
             emit(
@@ -26,9 +27,13 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             )
             continue
         first_seen[layer.id] = layer
+        input_ports += len(layer.inputs)
+        if len(layer.inputs) < 2 and len(layer.outputs) < 2:
+            continue
         for direction, ports in (("input", layer.inputs), ("output", layer.outputs)):
             if len(ports) < 2 or len({port.id for port in ports}) == len(ports):
                 continue
+            repeated_port_ids = True
             seen: dict[int, object] = {}
             for port in ports:
                 if port.id in seen:
@@ -44,9 +49,11 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
 
     # Edges the graph index accepted (existing ports, first edge into each input) need no
     # further check; only the others are examined, and only they build messages.
-    indexed = {id(entry[0]) for entry in graph._producers.values()}
+    # (Every edge indexed, the usual case: nothing to examine.)
+    unindexed = graph.edges if len(graph._producers) != len(graph.edges) else ()
+    indexed = {id(entry[0]) for entry in graph._producers.values()} if unindexed else set()
     extra: dict[tuple[int, int], list] = {}
-    for edge in graph.edges:
+    for edge in unindexed:
         if id(edge) in indexed:
             continue
         source = first_seen.get(edge.from_layer)
@@ -86,9 +93,12 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             )
 
     producers = graph._producers
+    # Without repeated port ids, each input port has at most one producer entry: as many
+    # entries as input ports means every input is fed (the usual case, checked at once).
+    unfed_possible = not is_fragment and (repeated_port_ids or len(producers) != input_ports)
     for layer in first_seen.values():
-        for port in layer.inputs:
-            if (layer.id, port.id) not in producers and not is_fragment:
+        for port in layer.inputs if unfed_possible else ():
+            if (layer.id, port.id) not in producers:
                 emit(
                     "unconnected-input",
                     f"{layer.describe()} input port {port.id} has no edge feeding it",
@@ -104,7 +114,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                     "depends on, so this input disappears",
                     layer=layer,
                 )
-        if layer.type.lower() in _SUBGRAPH_OPS and layer.bodies:
+        if layer.bodies and layer.type.lower() in _SUBGRAPH_OPS:
             bodies = ", ".join(f"{tag} ({len(body.layers)} layers)"
                                for tag, body in layer.bodies.items())  # fmt: skip
             emit(
