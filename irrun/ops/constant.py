@@ -11,14 +11,14 @@ from irrun.shape import Shape
 #: Sub-byte and string Consts above this many elements are not decoded during validation.
 FOLD_LIMIT = 1 << 20
 
-#: (element_type, shape) attribute texts -> (element type, shape, bytes needed), or None
-#: when the pair needs the careful path (unknown or dynamic type, strings, a non-static or
-#: zero-size shape).
+#: (element_type, shape) attribute texts -> (element type, shape, bytes needed, direct), or
+#: None when the pair needs the careful path (unknown or dynamic type, strings, a non-static
+#: or zero-size shape); direct: see _direct_layout.
 _PLAIN_TYPES: dict[tuple[str, str], tuple | None] = {}
 
 
 def _plain_layout(key, weights):
-    """``(element type, shape, offset, size)`` when the Const attributes ``key`` are plainly
+    """``(element type, shape, offset, size, direct)`` when the Const attributes ``key`` are plainly
     right (known fixed-size type, static non-empty shape, decimal offset and size whose
     bytes lie in ``weights`` and suffice); otherwise ``None`` and the careful path decides
     (and explains)."""
@@ -40,11 +40,11 @@ def _plain_layout(key, weights):
     digits = offset_text + size_text
     if not (digits.isdigit() and digits.isascii()):
         return None
-    element_type, shape, needed = plain
+    element_type, shape, needed, direct = plain
     offset, size = int(offset_text), int(size_text)
     if size < needed or offset + size > weights.size:
         return None
-    return element_type, shape, offset, size
+    return element_type, shape, offset, size, direct
 
 
 def _plain_type(type_text, shape_text):
@@ -56,21 +56,20 @@ def _plain_type(type_text, shape_text):
         return None
     if etype.name in ("dynamic", "string") or not shape.is_static or shape.element_count() == 0:
         return None
-    return etype, shape, etype.packed_size(shape.element_count())
+    return etype, shape, etype.packed_size(shape.element_count()), _direct_layout(etype, shape)
 
 
-#: Element type -> numpy dtype whose bytes in the .bin are the values as they are (fixed
-#: size, not boolean, the machine's byte order), or None.
-_DIRECT_DTYPES: dict = {}
-
-
-def _direct_dtype(element_type):
+def _direct_layout(element_type, shape):
+    """``(numpy dtype, shape tuple)`` when the bytes in the .bin are the values as they are
+    (a fixed-size type, not boolean, in the machine's byte order); else ``None``."""
     import sys
 
     if element_type.is_sub_byte or element_type.name in ("string", "boolean", "dynamic"):
         return None
     dtype = element_type.numpy_dtype
-    return dtype if sys.byteorder == "little" or dtype.itemsize == 1 else None
+    if sys.byteorder != "little" and dtype.itemsize > 1:
+        return None
+    return dtype, shape.to_tuple()
 
 
 def _value(layer, key, element_type, shape, offset):
@@ -116,7 +115,7 @@ class Constant(Op):
             if checked is not None:
                 model._checked_consts[key] = checked
         if checked is not None:
-            self.element_type, self.shape, self.offset, self.size = checked
+            self.element_type, self.shape, self.offset, self.size, _ = checked
             self.ok = True
             return
         self.ok = False
@@ -158,7 +157,7 @@ class Constant(Op):
         self.ok = self._check_bytes()
         if self.ok:
             layer.graph.model._checked_consts[key] = (self.element_type, self.shape,
-                                                      self.offset, self.size)  # fmt: skip
+                                                      self.offset, self.size, None)  # fmt: skip
 
     def _check_bytes(self) -> bool:
         found = const_layout_check(self.element_type, self.shape.to_tuple(), self.offset,
@@ -194,23 +193,19 @@ class Constant(Op):
             if checked is None:
                 return None
             model._checked_consts[key] = checked
-        element_type, shape, offset, _ = checked
+        element_type, shape, offset, _, direct = checked
         value = model._constants.get(id(layer))
         if value is None:
             value = model._const_arrays.get(key)
             if value is None:
-                dtype = _DIRECT_DTYPES.get(element_type, False)
-                if dtype is False:
-                    dtype = _DIRECT_DTYPES[element_type] = _direct_dtype(element_type)
-                if dtype is None or offset % dtype.alignment:
+                if direct is not None and not offset % direct[0].alignment:
+                    # what decode_checked_const gives for these types, with fewer steps
+                    value = model._const_arrays[key] = model.weights.shaped(offset, *direct)
+                else:
                     try:
                         value = _value(layer, key, element_type, shape, offset)
                     except IRError:
                         return None
-                else:  # what decode_checked_const gives for these types, with fewer steps
-                    value = model._const_arrays[key] = model.weights.shaped(
-                        offset, dtype, shape.to_tuple()
-                    )
             if value is not None:
                 model._constants[id(layer)] = value
         return [TensorInfo(shape, element_type, value, why="the Const's shape")]
