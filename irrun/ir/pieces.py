@@ -7,13 +7,14 @@ objects; most of the parse time then hides behind the reading instead of coming 
 The content of ``<layers>`` is cut right after ``</layer>`` end tags and each piece is
 parsed as ``<net><layers>...</layers></net>``; its line numbers are local (libxml2 keeps
 them exactly below 65536, so pieces stay well under that) and the reader adds the piece's
-offset. The part after ``</layers>`` (``<edges>``, ``<rt_info>``) is parsed as one more piece
-inside a ``<net>``, preceded by as many newlines as the file has before it. A cut can only be wrong
-inside a comment, CDATA section, processing instruction or sub-graph body (``<`` is not
-allowed in attribute values or text); each of those leaves an unclosed construct in its
-piece, which libxml2 rejects. So a document either parses in pieces with exactly the
-meaning it has as a whole, or a piece fails and the caller parses the whole document,
-which also gives the exact syntax-error positions.
+offset. An ``<edges>`` that directly follows ``</layers>`` is cut likewise, before ``<edge``
+start tags. The rest (``<rt_info>``; ``<edges>`` when it was not cut) is parsed as one more
+piece inside a ``<net>``, preceded by as many newlines as the file has before it. A cut can
+only be wrong inside a comment, CDATA section, processing instruction or sub-graph body
+(``<`` is not allowed in attribute values or text); each of those leaves an unclosed
+construct in its piece, which libxml2 rejects. So a document either parses in pieces with
+exactly the meaning it has as a whole, or a piece fails and the caller parses the whole
+document, which also gives the exact syntax-error positions.
 
 Only large UTF-8 ``<net>`` documents are split whose ``<layers>`` comes first in ``<net>``,
 with no namespace, DOCTYPE, comment or processing instruction before its content, and no

@@ -18,8 +18,8 @@ _PLAIN_TYPES: dict[tuple[str, str], tuple | None] = {}
 
 
 def _plain_layout(key, weights):
-    """``(element type, shape, offset, size, direct)`` when the Const attributes ``key`` are plainly
-    right (known fixed-size type, static non-empty shape, decimal offset and size whose
+    """``(element type, shape, offset, size, direct)`` when the Const attributes ``key`` are
+    plainly right (known fixed-size type, static non-empty shape, decimal offset and size whose
     bytes lie in ``weights`` and suffice); otherwise ``None`` and the careful path decides
     (and explains)."""
     type_text, shape_text, offset_text, size_text = key
@@ -72,19 +72,24 @@ def _direct_layout(element_type, shape):
     return dtype, shape.to_tuple()
 
 
-def _value(layer, key, element_type, shape, offset):
+def _value(layer, key, element_type, shape, offset, direct=None):
     """The Const's array, decoded once (``None`` when decoding it is not cheap: a large
     sub-byte or string Const). Consts with the same layout share one read-only array; the
-    model keeps them for the executor."""
+    model keeps them for the executor. ``direct``: see :func:`_direct_layout`."""
     model = layer.graph.model
     cached = model._constants.get(id(layer))
     if cached is None:
         cached = model._const_arrays.get(key)
         if cached is None:
-            cheap = not element_type.is_sub_byte and element_type.name != "string"
-            if not cheap and shape.element_count() > FOLD_LIMIT:
-                return None
-            cached = decode_checked_const(element_type, shape.to_tuple(), offset, model.weights)
+            if direct is not None and not offset % direct[0].alignment:
+                # what decode_checked_const gives for these types, in fewer steps
+                cached = model.weights.shaped(offset, *direct)
+            else:
+                cheap = not element_type.is_sub_byte and element_type.name != "string"
+                if not cheap and shape.element_count() > FOLD_LIMIT:
+                    return None
+                cached = decode_checked_const(element_type, shape.to_tuple(), offset,
+                                              model.weights)  # fmt: skip
             model._const_arrays[key] = cached
         model._constants[id(layer)] = cached
     return cached
@@ -115,10 +120,11 @@ class Constant(Op):
             if checked is not None:
                 model._checked_consts[key] = checked
         if checked is not None:
-            self.element_type, self.shape, self.offset, self.size, _ = checked
+            self.element_type, self.shape, self.offset, self.size, self._direct = checked
             self.ok = True
             return
         self.ok = False
+        self._direct = None
         self.element_type = None
         self.shape = None
         missing = [
@@ -175,7 +181,8 @@ class Constant(Op):
         value = None
         if self.ok:
             try:
-                value = _value(self.layer, self._key, self.element_type, self.shape, self.offset)
+                value = _value(self.layer, self._key, self.element_type, self.shape,
+                               self.offset, self._direct)  # fmt: skip
             except IRError as exc:
                 self.context.error("const-size", f"{self.describe()}: {exc.message}")
         return [TensorInfo(self.shape, self.element_type, value, why="the Const's shape")]
@@ -194,20 +201,10 @@ class Constant(Op):
                 return None
             model._checked_consts[key] = checked
         element_type, shape, offset, _, direct = checked
-        value = model._constants.get(id(layer))
-        if value is None:
-            value = model._const_arrays.get(key)
-            if value is None:
-                if direct is not None and not offset % direct[0].alignment:
-                    # what decode_checked_const gives for these types, with fewer steps
-                    value = model._const_arrays[key] = model.weights.shaped(offset, *direct)
-                else:
-                    try:
-                        value = _value(layer, key, element_type, shape, offset)
-                    except IRError:
-                        return None
-            if value is not None:
-                model._constants[id(layer)] = value
+        try:
+            value = _value(layer, key, element_type, shape, offset, direct)
+        except IRError:
+            return None
         return [TensorInfo(shape, element_type, value, why="the Const's shape")]
 
     def evaluate(self, inputs):
