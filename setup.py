@@ -1,15 +1,31 @@
 """Build hook for the optional C accelerator of the IR reader (everything else is in
 pyproject.toml). Without a C compiler the build goes on and irrun reads IR in pure Python."""
 
+import os
+import subprocess
+
 from setuptools import Extension, setup
 
 
-def _lxml_includes():
+def _libxml2_includes():
+    """lxml's include folders (its PyPI wheels ship libxml2's headers); for an lxml built
+    against the system's libxml2, the system's headers as xml2-config or pkg-config gives."""
     try:
         import lxml
     except ImportError:  # the reader then runs without the accelerator
         return []
-    return lxml.get_include()
+    folders = list(lxml.get_include())
+    if any(os.path.exists(os.path.join(f, "libxml", "tree.h")) for f in folders):
+        return folders
+    for command in (["xml2-config", "--cflags"], ["pkg-config", "--cflags-only-I", "libxml-2.0"]):
+        try:
+            flags = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        found = [flag[2:] for flag in flags.split() if flag.startswith("-I")]
+        if found:
+            return folders + found
+    return folders
 
 
 setup(
@@ -17,7 +33,7 @@ setup(
         Extension(
             "irrun.ir._walk",
             sources=["irrun/ir/_walk.c"],
-            include_dirs=_lxml_includes(),
+            include_dirs=_libxml2_includes(),
             optional=True,
         )
     ]

@@ -9,10 +9,13 @@
  * which also raises every error. See reader.py for how the results are used.
  *
  * The tree is only read, with the GIL held, while the caller holds the element (and so its
- * document) alive. lxml's _Element starts with PyObject_HEAD, its document and its xmlNode*;
- * that layout is lxml's public C API (struct LxmlElement in lxml.etree.h) and has not changed
- * since lxml 2. The reader checks the results of this module against lxml on a small
- * document before it trusts it (reader._walk_checked).
+ * document) alive; no Python code runs during a walk (signature lookups come after it), so
+ * nothing can change the tree under it. lxml's _Element starts with PyObject_HEAD, its
+ * document and its xmlNode*; that layout is lxml's public C API (struct LxmlElement in
+ * lxml.etree.h) and has not changed since lxml 2. The module refuses to load when the size
+ * of lxml's element differs, each call checks that the node points back at the element
+ * (lxml keeps that link in _private), and the reader compares the results with lxml's on a
+ * small document before it trusts the module (reader._checked_walker).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -29,8 +32,10 @@ typedef struct {
 #define BIG_LINE 65535
 
 static PyObject *element_type = NULL; /* lxml.etree._Element */
-static PyObject *strings = NULL;      /* dict interning repeated strings (types, dims...) */
-#define MAX_INTERNED 65536
+/* During a layers() call: the dict interning its short repeated strings (types, dims...),
+ * so that a model holds one object per distinct text; freed when the call ends. */
+static PyObject *strings = NULL;
+#define MAX_INTERNED_LENGTH 64
 
 static int is_named(const xmlNode *node, const char *name) {
     return node->type == XML_ELEMENT_NODE && node->ns == NULL &&
@@ -45,11 +50,10 @@ static int is_skipped(const xmlNode *node) {
 
 static PyObject *decode(const xmlChar *text, int intern) {
     const char *chars = text == NULL ? "" : (const char *)text;
-    PyObject *value = PyUnicode_DecodeUTF8(chars, (Py_ssize_t)strlen(chars), "strict");
-    if (value == NULL || !intern)
+    size_t length = strlen(chars);
+    PyObject *value = PyUnicode_DecodeUTF8(chars, (Py_ssize_t)length, "strict");
+    if (value == NULL || !intern || strings == NULL || length > MAX_INTERNED_LENGTH)
         return value;
-    if (PyDict_GET_SIZE(strings) >= MAX_INTERNED)
-        PyDict_Clear(strings); /* repeated strings come back soon; unique ones must not pile up */
     PyObject *shared = PyDict_SetDefault(strings, value, value);
     Py_XINCREF(shared);
     Py_DECREF(value);
@@ -95,7 +99,8 @@ static PyObject *optional_text(const xmlChar *value, int intern) {
     return decode(value, intern);
 }
 
-/* A tuple of `count` new references (all consumed); NULL if any is NULL. */
+/* A tuple of `count` new references (all consumed); NULL if any is NULL. Callers create the
+ * items one at a time and stop at the first failure (no C-API call with an error set). */
 static PyObject *pack(Py_ssize_t count, PyObject **items) {
     PyObject *tuple = NULL;
     for (Py_ssize_t i = 0; i < count; i++)
@@ -132,9 +137,9 @@ static PyObject *port_names(const xmlChar *text) {
     return one;
 }
 
-/* One <port> -> (signature, key, names, line): key = (id, precision, names is None, *dim
- * texts), signature = cache[key] or None. */
-static int read_port(const xmlNode *port, long line_offset, PyObject *cache, PyObject *ports) {
+/* One <port> -> (None, key, names, line): key = (id, precision, names is None, *dim texts);
+ * walk_layers puts the cached signature of key in place of None after the walk. */
+static int read_port(const xmlNode *port, long line_offset, PyObject *ports) {
     const xmlChar *values[3];
     if (port->line >= BIG_LINE || !get_attributes(port, 3, PORT_ATTRIBUTES, values))
         return HAND_OVER;
@@ -170,15 +175,10 @@ static int read_port(const xmlNode *port, long line_offset, PyObject *cache, PyO
             goto fail;
         PyTuple_SET_ITEM(key, index++, item);
     }
-    PyObject *signature = PyDict_GetItemWithError(cache, key);
-    if (signature == NULL) {
-        if (PyErr_Occurred())
-            goto fail;
-        signature = Py_None;
-    }
-    Py_INCREF(signature);
-    PyObject *items[4] = {signature, key, port_names(values[2]),
-                          PyLong_FromLong((long)port->line + line_offset)};
+    PyObject *items[4] = {Py_None, key, NULL, NULL};
+    Py_INCREF(Py_None);
+    if ((items[2] = port_names(values[2])) != NULL)
+        items[3] = PyLong_FromLong((long)port->line + line_offset);
     PyObject *entry = pack(4, items);
     if (entry == NULL)
         return FAILED;
@@ -191,14 +191,13 @@ fail:
 }
 
 /* The <port>s of an <input> or <output> (other children are skipped, as in Python). */
-static int read_ports(const xmlNode *parent, long line_offset, PyObject *cache,
-                      PyObject *ports) {
+static int read_ports(const xmlNode *parent, long line_offset, PyObject *ports) {
     for (const xmlNode *child = parent->children; child != NULL; child = child->next) {
         if (child->type == XML_ELEMENT_NODE) {
             if (child->ns != NULL)
                 return HAND_OVER;
             if (strcmp((const char *)child->name, "port") == 0) {
-                int status = read_port(child, line_offset, cache, ports);
+                int status = read_port(child, line_offset, ports);
                 if (status != OK)
                     return status;
             }
@@ -258,6 +257,34 @@ typedef struct {
     PyObject *input_cache, *output_cache; /* port signatures by key (reader._PORT_CACHES) */
 } Walk;
 
+/* Put cache[key] (when there) in place of the None that starts each port tuple of the
+ * layer tuples in `result` (all made by this call and seen by no one else yet). */
+static int fill_signatures(PyObject *result, const Walk *walk) {
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(result); i++) {
+        PyObject *layer = PyList_GET_ITEM(result, i);
+        if (!PyTuple_Check(layer))
+            continue;
+        for (int side = 0; side < 2; side++) {
+            PyObject *ports = PyTuple_GET_ITEM(layer, side == 0 ? 8 : 9);
+            PyObject *cache = side == 0 ? walk->input_cache : walk->output_cache;
+            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(ports); j++) {
+                PyObject *port = PyList_GET_ITEM(ports, j);
+                PyObject *signature = PyDict_GetItemWithError(cache, PyTuple_GET_ITEM(port, 1));
+                if (signature == NULL) {
+                    if (PyErr_Occurred())
+                        return -1;
+                    continue;
+                }
+                Py_INCREF(signature);
+                PyObject *placeholder = PyTuple_GET_ITEM(port, 0);
+                PyTuple_SET_ITEM(port, 0, signature);
+                Py_DECREF(placeholder);
+            }
+        }
+    }
+    return 0;
+}
+
 static const char *const LAYER_ATTRIBUTES[] = {"id", "name", "type", "version", "output_names"};
 
 /* One <layer> -> (id, name, type, version, line, output_names, data, data line, inputs,
@@ -283,9 +310,9 @@ static int read_layer(const xmlNode *layer, long index, const Walk *walk, PyObje
         } else if (child->ns != NULL || child->line >= BIG_LINE) {
             status = HAND_OVER;
         } else if (strcmp((const char *)child->name, "input") == 0) {
-            status = read_ports(child, line_offset, walk->input_cache, inputs);
+            status = read_ports(child, line_offset, inputs);
         } else if (strcmp((const char *)child->name, "output") == 0) {
-            status = read_ports(child, line_offset, walk->output_cache, outputs);
+            status = read_ports(child, line_offset, outputs);
         } else if (strcmp((const char *)child->name, "data") == 0) {
             status = read_data(child, &data);
             data_line = (long)child->line + line_offset;
@@ -294,20 +321,37 @@ static int read_layer(const xmlNode *layer, long index, const Walk *walk, PyObje
         }
     }
     if (status == OK) {
-        if (data == NULL) {
-            Py_INCREF(Py_None);
-            data = Py_None;
+        PyObject *items[11] = {NULL};
+        const xmlChar *texts[4] = {values[1], values[2], values[3], values[4]};
+        const int interned[4] = {0, 1, 1, 0}; /* name, type, version, output_names */
+        int made = 0;
+        if ((items[0] = PyLong_FromLongLong(id)) != NULL)
+            made = 1;
+        for (int i = 0; made && i < 3; i++)
+            made = (items[1 + i] = optional_text(texts[i], interned[i])) != NULL;
+        if (made && (items[4] = PyLong_FromLong((long)layer->line + line_offset)) == NULL)
+            made = 0;
+        if (made && (items[5] = optional_text(texts[3], interned[3])) == NULL)
+            made = 0;
+        if (made) {
+            if (data == NULL) {
+                Py_INCREF(Py_None);
+                Py_INCREF(Py_None);
+                items[6] = items[7] = Py_None;
+            } else {
+                items[6] = data;
+                data = NULL; /* owned by items now */
+                made = (items[7] = PyLong_FromLong(data_line)) != NULL;
+            }
         }
-        Py_INCREF(inputs);
-        Py_INCREF(outputs);
-        PyObject *items[11] = {
-            PyLong_FromLongLong(id), optional_text(values[1], 0),
-            optional_text(values[2], 1), optional_text(values[3], 1),
-            PyLong_FromLong((long)layer->line + line_offset), optional_text(values[4], 0),
-            data, data == Py_None ? (Py_INCREF(Py_None), Py_None) : PyLong_FromLong(data_line),
-            inputs, outputs, PyLong_FromLong(index)};
-        data = NULL; /* owned by items now */
-        *result = pack(11, items);
+        if (made) {
+            Py_INCREF(inputs);
+            Py_INCREF(outputs);
+            items[8] = inputs;
+            items[9] = outputs;
+            items[10] = PyLong_FromLong(index);
+        }
+        *result = pack(11, items); /* releases what was made when something failed */
         if (*result == NULL)
             status = FAILED;
     }
@@ -319,11 +363,11 @@ static int read_layer(const xmlNode *layer, long index, const Walk *walk, PyObje
 
 /* The xmlNode of an lxml element (NULL with an error set for anything else). */
 static xmlNode *element_node(PyObject *element) {
-    int is_element = PyObject_IsInstance(element, element_type);
-    if (is_element < 0)
-        return NULL;
-    xmlNode *node = is_element ? ((ElementLayout *)element)->c_node : NULL;
-    if (node == NULL || node->type != XML_ELEMENT_NODE) {
+    xmlNode *node = NULL;
+    if (PyObject_TypeCheck(element, (PyTypeObject *)element_type))
+        node = ((ElementLayout *)element)->c_node;
+    /* (lxml links each node to its one Python element through _private) */
+    if (node == NULL || node->type != XML_ELEMENT_NODE || node->_private != (void *)element) {
         PyErr_SetString(PyExc_TypeError, "expected an lxml element");
         return NULL;
     }
@@ -335,9 +379,12 @@ PyDoc_STRVAR(layers_doc,
 "One item per <layer> child of `parent`: a tuple (id, name, type, version, line,\n"
 "output_names, data, data_line, inputs, outputs, index) where inputs/outputs are lists of\n"
 "(signature, key, names, line): key = (port id, precision, names is None, *dim texts),\n"
-"signature = the cache's value for key or None, names a tuple or a text to split. Or the\n"
+"signature = the cache's value for key (looked up after the walk) or None, names a tuple\n"
+"or a text to split. Or the\n"
 "layer's child index (an int) when the Python reader must read it. None when `parent`\n"
 "holds anything but <layer> elements, comments and blanks.");
+
+static PyObject *walk_children(const xmlNode *node, const Walk *walk, PyObject *result);
 
 static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *parent;
@@ -349,6 +396,23 @@ static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *result = node == NULL ? NULL : PyList_New(0);
     if (result == NULL)
         return NULL;
+    PyObject *outer_strings = strings; /* (restored below; a walk never runs Python code) */
+    if ((strings = PyDict_New()) == NULL) {
+        strings = outer_strings;
+        Py_DECREF(result);
+        return NULL;
+    }
+    result = walk_children(node, &walk, result);
+    Py_CLEAR(strings);
+    strings = outer_strings;
+    if (result != NULL && result != Py_None && fill_signatures(result, &walk) < 0)
+        Py_CLEAR(result);
+    return result;
+}
+
+/* The loop of walk_layers: fills and returns `result` (a new reference it takes over), or
+ * returns None or NULL (error) after releasing it. */
+static PyObject *walk_children(const xmlNode *node, const Walk *walk, PyObject *result) {
     long index = 0; /* child index as lxml counts them: elements, comments and PIs */
     for (const xmlNode *child = node->children; child != NULL; child = child->next) {
         if (child->type == XML_TEXT_NODE)
@@ -362,7 +426,7 @@ static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
             Py_RETURN_NONE;
         }
         PyObject *item = NULL;
-        int status = read_layer(child, index, &walk, &item);
+        int status = read_layer(child, index, walk, &item);
         if (status == FAILED) {
             Py_DECREF(result);
             return NULL;
@@ -444,8 +508,17 @@ PyMODINIT_FUNC PyInit__walk(void) {
     Py_DECREF(etree);
     if (element_type == NULL)
         return NULL;
-    strings = PyDict_New();
-    if (strings == NULL)
+    /* struct LxmlElement: PyObject_HEAD, _doc, _c_node, _tag. Another size means another
+     * layout: refuse to load (the reader then reads everything in Python). */
+    if (!PyType_Check(element_type) ||
+        ((PyTypeObject *)element_type)->tp_basicsize !=
+            (Py_ssize_t)(sizeof(ElementLayout) + sizeof(PyObject *))) {
+        Py_CLEAR(element_type);
+        PyErr_SetString(PyExc_ImportError, "lxml's element layout is not the one expected");
         return NULL;
-    return PyModule_Create(&module_def);
+    }
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL)
+        Py_CLEAR(element_type);
+    return module;
 }

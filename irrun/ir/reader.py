@@ -19,7 +19,7 @@ from irrun.ir.files import read_regular_file
 from irrun.ir.names import smallest_name, split_names
 from irrun.ir.pieces import PieceFailed
 from irrun.ir.weights import Weights
-from irrun.ir.xml import FRAGMENT_ROOT, parse_document, parse_in_pieces
+from irrun.ir.xml import FRAGMENT_ROOT, parse_document, parse_in_pieces, safe_parser
 from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port, short_text
 from irrun.numbers import parse_int
 from irrun.shape import Dim, Shape, static_dim
@@ -35,13 +35,14 @@ def _checked_walker():
         from lxml import etree
 
         from irrun.ir import _walk
-    except ImportError:  # pragma: no cover - built without a C compiler
+    except Exception:  # not built (no C compiler), or refused to load (another lxml layout)
         return None
     probe = etree.fromstring(
         '<net><layers>\n<layer id="7" name="a&amp;b" type="T" version="v1"><data k=""/>'
         '<output><port id="2" precision="I8" names="x"><dim>3</dim></port></output></layer>'
         '<!-- c --><layer id="8" type="T"><rt_info/></layer></layers>'
-        '<edges><edge from-layer="7" from-port="2" to-layer="8" to-port="0"/></edges></net>'
+        '<edges><edge from-layer="7" from-port="2" to-layer="8" to-port="0"/></edges></net>',
+        safe_parser(),
     )
     expected = [
         (7, "a&b", "T", "v1", 2, None, {"k": ""}, 2, [],
@@ -372,11 +373,10 @@ def _read_walked(graph: Graph, parent, walked: list, fragment: bool, line_offset
             if children is None:
                 children = list(parent)
             position = item if type(item) is int else item[-1]
-            layer = _read_layer(graph, children[position], fragment)
+            layers.append(_read_layer(graph, children[position], fragment))
             if line_offset:
-                layers.append(layer)
                 _shift_lines(layers, len(layers) - 1, line_offset)
-                continue
+            continue
         layers.append(layer)
 
 

@@ -13,7 +13,7 @@ from lxml import etree
 
 from irrun.errors import XMLSyntaxError
 
-__all__ = ["parse_document", "parse_in_pieces", "FRAGMENT_ROOT"]
+__all__ = ["parse_document", "parse_in_pieces", "safe_parser", "FRAGMENT_ROOT"]
 
 #: Tag of the element irrun wraps around bare ``<layer>`` snippets.
 FRAGMENT_ROOT = "irrun-fragment"
@@ -24,7 +24,8 @@ _COMMENT_OR_PI = re.compile(rb"<!--.*?-->|<\?.*?\?>", re.S)
 _LXML_POSITION = re.compile(r",? line \d+, column \d+\s*$")
 
 
-def _parser():
+def safe_parser():
+    """A fresh lxml parser with entity resolution, DTD loading and network access off."""
     return etree.XMLParser(
         resolve_entities=False,
         load_dtd=False,
@@ -63,7 +64,7 @@ def parse_document(data: bytes, file: str) -> tuple[etree._Element, bool]:
         body = data[declaration.end() :] if declaration else data
         data = b"<" + FRAGMENT_ROOT.encode() + b">" + body + b"</" + FRAGMENT_ROOT.encode() + b">"
     try:
-        root = etree.fromstring(data, _parser())
+        root = etree.fromstring(data, safe_parser())
     except etree.XMLSyntaxError as exc:
         line, column = exc.position if exc.position else (None, None)
         message = _LXML_POSITION.sub("", " ".join((exc.msg or str(exc)).split()))
@@ -99,7 +100,7 @@ def parse_in_pieces(data: bytes, file: str):
     from irrun.ir.pieces import split_layers
 
     try:
-        return split_layers(_to_utf8(data, file), _parser)
+        return split_layers(_to_utf8(data, file), safe_parser)
     except (etree.XMLSyntaxError, XMLSyntaxError):
         return None  # parse_document reports it with its exact position
 

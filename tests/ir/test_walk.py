@@ -10,6 +10,7 @@ from lxml import etree
 
 import irrun
 from irrun.ir import pieces, reader
+from irrun.ir.xml import safe_parser
 
 _walk = pytest.importorskip("irrun.ir._walk", reason="the C accelerator is not built here")
 COMPARES_READERS = True  # each test here runs once (see conftest.py)
@@ -129,10 +130,64 @@ def test_edges_hand_back_anything_but_plain_ids():
 
 
 def test_the_accelerator_takes_only_elements():
-    with pytest.raises(TypeError):
-        _walk.layers("<layers/>", 0, False, {}, {})
-    with pytest.raises(TypeError):
-        _walk.edges(etree.Comment("c"), 0)
+    class Disguised:  # claims to be an element: isinstance() would believe it
+        __class__ = etree._Element
+
+    from unittest import mock
+
+    for fake in ("<layers/>", Disguised(), mock.Mock(spec=etree._Element), etree.Comment("c")):
+        with pytest.raises(TypeError):
+            _walk.layers(fake, 0, False, {}, {})
+        with pytest.raises(TypeError):
+            _walk.edges(fake, 0)
+
+
+def test_no_python_code_runs_while_the_tree_is_walked():
+    # Signatures are looked up after the walk: a cache key whose __eq__ empties the tree
+    # cannot pull nodes from under the walker.
+    ports = '<port id="0" precision="FP32"><dim>1</dim></port>'
+    layer = f'<layer id="1" name="n" type="T" version="v"><input>{ports}</input></layer>'
+    xml = "<layers>" + layer * 200 + "</layers>"
+    root = etree.fromstring(xml, safe_parser())
+    key = ("0", "FP32", True, "1")
+
+    class Meddling:
+        def __hash__(self):
+            return hash(key)
+
+        def __eq__(self, other):
+            root.clear()
+            for i in range(500):
+                etree.SubElement(root, "x" * (i % 50 + 1)).set("a", "b" * 100)
+            return False
+
+    walked = _walk.layers(root, 0, False, {Meddling(): 1}, {})
+    assert len(walked) == 200
+    assert walked[-1][8] == [(None, key, (), 1)]
+
+
+def test_attribute_values_are_not_kept_after_the_model_is_gone():
+    import gc
+    import tracemalloc
+
+    layers = "".join(
+        f'<layer id="{i}" name="c{i}" type="Const" version="opset1"><data offset="0" size="4" '
+        f'note="{str(i) * 2000}"/><output><port id="0" precision="FP32"/></output></layer>'
+        for i in range(1000)
+    )
+    xml = f'<net name="n" version="11"><layers>{layers}</layers><edges/></net>'
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        model = irrun.load(xml)
+        assert len(model.layers[999].attributes["note"]) == 6000
+        del model
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 1_000_000  # the notes alone are over 5 MB
 
 
 # -- the same models either way --------------------------------------------------------------------
