@@ -32,8 +32,9 @@ typedef struct {
 #define BIG_LINE 65535
 
 static PyObject *element_type = NULL; /* lxml.etree._Element */
-/* During a layers() call: the dict interning its short repeated strings (types, dims...),
- * so that a model holds one object per distinct text; freed when the call ends. */
+/* During a layers() call: the caller's dict interning short repeated strings (types,
+ * dims...), so that a model holds one object per distinct text. The reader empties it after
+ * each load, so nothing is kept once the model is gone. */
 static PyObject *strings = NULL;
 #define MAX_INTERNED_LENGTH 64
 
@@ -375,35 +376,32 @@ static xmlNode *element_node(PyObject *element) {
 }
 
 PyDoc_STRVAR(layers_doc,
-"layers(parent, line_offset, fragment, input_cache, output_cache) -> list or None\n\n"
+"layers(parent, line_offset, fragment, input_cache, output_cache, interned) -> list or None\n\n"
 "One item per <layer> child of `parent`: a tuple (id, name, type, version, line,\n"
 "output_names, data, data_line, inputs, outputs, index) where inputs/outputs are lists of\n"
 "(signature, key, names, line): key = (port id, precision, names is None, *dim texts),\n"
 "signature = the cache's value for key (looked up after the walk) or None, names a tuple\n"
 "or a text to split. Or the\n"
 "layer's child index (an int) when the Python reader must read it. None when `parent`\n"
-"holds anything but <layer> elements, comments and blanks.");
+"holds anything but <layer> elements, comments and blanks. Short texts are interned in\n"
+"`interned` (a dict the caller empties when it is done).");
 
 static PyObject *walk_children(const xmlNode *node, const Walk *walk, PyObject *result);
 
 static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
-    PyObject *parent;
+    PyObject *parent, *interned;
     Walk walk;
-    if (!PyArg_ParseTuple(args, "OlpO!O!:layers", &parent, &walk.line_offset, &walk.fragment,
-                          &PyDict_Type, &walk.input_cache, &PyDict_Type, &walk.output_cache))
+    if (!PyArg_ParseTuple(args, "OlpO!O!O!:layers", &parent, &walk.line_offset, &walk.fragment,
+                          &PyDict_Type, &walk.input_cache, &PyDict_Type, &walk.output_cache,
+                          &PyDict_Type, &interned))
         return NULL;
     xmlNode *node = element_node(parent);
     PyObject *result = node == NULL ? NULL : PyList_New(0);
     if (result == NULL)
         return NULL;
     PyObject *outer_strings = strings; /* (restored below; a walk never runs Python code) */
-    if ((strings = PyDict_New()) == NULL) {
-        strings = outer_strings;
-        Py_DECREF(result);
-        return NULL;
-    }
+    strings = interned;
     result = walk_children(node, &walk, result);
-    Py_CLEAR(strings);
     strings = outer_strings;
     if (result != NULL && result != Py_None && fill_signatures(result, &walk) < 0)
         Py_CLEAR(result);

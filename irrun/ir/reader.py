@@ -10,6 +10,7 @@ and dims that are not integers, unknown precisions or element types.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from functools import lru_cache
 
 from irrun.element_types import _BY_PRECISION, from_precision
@@ -52,9 +53,9 @@ def _checked_walker():
     caches = {}, {("2", "I8", False, "3"): "sig"}
     try:
         works = (
-            _walk.layers(probe[0], 0, False, *caches) == expected
+            _walk.layers(probe[0], 0, False, *caches, {}) == expected
             and _walk.edges(probe[1], 10) == [(7, 2, 8, 0, 12)]
-            and _walk.layers(probe[1], 0, False, *caches) is None
+            and _walk.layers(probe[1], 0, False, *caches, {}) is None
         )
     except Exception:  # pragma: no cover - an incompatible build
         return None
@@ -117,7 +118,7 @@ def load_all(source, weights=None) -> list[Model]:
     (layers whose ids repeat, as in the OpenVINO op specification) gives one
     :class:`Model` per snippet instead of an error. A ``<net>`` gives a list of one."""
     data, file, directory_hint = _read_source(source)
-    with gc_paused():
+    with gc_paused(), _interning():
         split = parse_in_pieces(data, file)
         if split is not None:
             model = _read_net_in_pieces(*split, file, weights, directory_hint)
@@ -128,6 +129,20 @@ def load_all(source, weights=None) -> list[Model]:
         if is_fragment:
             return _read_fragments(root, file, blob)
         return [_read_net(root, file, blob)]
+
+
+@contextmanager
+def _interning():
+    """Share short repeated texts within one load (see :data:`_INTERNED`)."""
+    try:
+        yield
+    finally:
+        _INTERNED.clear()
+
+
+#: Short texts the accelerator read during the current load (types, versions, precisions,
+#: dims...): one object per distinct text across the model; emptied after each load.
+_INTERNED: dict[str, str] = {}
 
 
 # -- sources -----------------------------------------------------------------------------------
@@ -345,7 +360,7 @@ def _read_layers(graph: Graph, elements, fragment: bool, line_offset: int = 0) -
     first = len(layers)
     if _walk is not None and not isinstance(elements, list):
         caches = _PORT_CACHES["input", fragment], _PORT_CACHES["output", fragment]
-        walked = _walk.layers(elements, line_offset, fragment, *caches)
+        walked = _walk.layers(elements, line_offset, fragment, *caches, _INTERNED)
         if walked is not None:
             _read_walked(graph, elements, walked, fragment, line_offset)
             return

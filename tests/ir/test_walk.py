@@ -24,7 +24,7 @@ def test_a_built_accelerator_passes_its_self_check():
 
 
 def layers_of(xml: str, fragment=False, caches=({}, {})):
-    return _walk.layers(etree.fromstring(xml), 0, fragment, *caches)
+    return _walk.layers(etree.fromstring(xml), 0, fragment, *caches, {})
 
 
 PLAIN = '<layer id="1" name="n" type="T" version="v"><input><port id="0"/></input></layer>'
@@ -137,7 +137,7 @@ def test_the_accelerator_takes_only_elements():
 
     for fake in ("<layers/>", Disguised(), mock.Mock(spec=etree._Element), etree.Comment("c")):
         with pytest.raises(TypeError):
-            _walk.layers(fake, 0, False, {}, {})
+            _walk.layers(fake, 0, False, {}, {}, {})
         with pytest.raises(TypeError):
             _walk.edges(fake, 0)
 
@@ -161,7 +161,7 @@ def test_no_python_code_runs_while_the_tree_is_walked():
                 etree.SubElement(root, "x" * (i % 50 + 1)).set("a", "b" * 100)
             return False
 
-    walked = _walk.layers(root, 0, False, {Meddling(): 1}, {})
+    walked = _walk.layers(root, 0, False, {Meddling(): 1}, {}, {})
     assert len(walked) == 200
     assert walked[-1][8] == [(None, key, (), 1)]
 
@@ -305,3 +305,11 @@ def test_a_cut_inside_a_comment_in_edges_reads_the_whole_document(monkeypatch, s
     model = irrun.load(xml)
     assert whole == [1]
     assert len(model.edges) == 11999
+
+
+def test_interned_texts_are_dropped_after_each_load_even_a_failing_one():
+    irrun.load(big_net(200))
+    assert reader._INTERNED == {}
+    with pytest.raises(irrun.IRError):
+        irrun.load(big_net(200).replace('<layer id="7" ', '<layer id="x7" '))
+    assert reader._INTERNED == {}
