@@ -157,15 +157,17 @@ class Op:
         return ports[index] if index < len(ports) else None
 
 
-def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis", port=None):
-    """Return ``axis`` normalised into ``[0, rank)``, or report ``axis-range`` and return None."""
+def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis",
+                             port_index: int | None = None):  # fmt: skip
+    """Return ``axis`` normalised into ``[0, rank)``, or report ``axis-range`` (on input
+    ``port_index`` when the axis comes from an input) and return None."""
     if -rank <= axis < rank:
         return axis + rank if axis < 0 else axis
     op.context.error(
         "axis-range",
         f"{op.describe()}: {what} {axis} is out of the range [{-rank}, {rank - 1}] allowed "
         f"for rank {rank}",
-        port=port,
+        port=None if port_index is None else op.input_port(port_index),
         hint=f"use {'an' if what[0] in 'aeiou' else 'a'} {what} between {-rank} and {rank - 1}",
     )
     return None

@@ -96,10 +96,9 @@ class _Gather(Op):
                 return None
             dims = merged + [Dim.dynamic()] * (rank_out - len(merged))
             return [TensorInfo(Shape(dims), data.element_type, why="the axis is not a constant")]
-        if -r <= axis < r:
-            axis_n = axis + r if axis < 0 else axis
-        else:
-            return normalize_axis_or_report(self, axis, r, port=self.input_port(2))  # reports
+        axis_n = normalize_axis_or_report(self, axis, r, port_index=2)
+        if axis_n is None:
+            return None
         if batch > axis_n:
             self.context.error(
                 "batch-dims-range",
