@@ -37,7 +37,7 @@ def inspect_command(model, weights, output_format):
 
 
 def _summary_text(summary, model) -> str:
-    from irrun.model import short_text
+    from irrun.text import short_text
 
     if summary["fragment"]:
         first = model.layers[0].line if model.layers else "?"

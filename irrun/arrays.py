@@ -15,7 +15,7 @@ import zipfile
 import numpy as np
 
 from irrun.errors import InputFileError, InputValueError
-from irrun.model import short_text
+from irrun.text import short_text
 
 __all__ = ["load_npz", "match_inputs", "portable_array", "save_npz", "DEFAULT_MAX_BYTES"]
 

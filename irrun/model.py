@@ -16,20 +16,11 @@ from irrun.element_types import ElementType, element_type
 from irrun.errors import AttributeValueError, IRError, MissingAttributeError
 from irrun.numbers import parse_int
 from irrun.shape import Shape
+from irrun.text import short_repr, short_text
 
 __all__ = ["Model", "Graph", "Layer", "Port", "Edge", "ModelInput", "ModelOutput"]
 
 _REQUIRED = object()
-
-
-def short_text(text: str, limit: int = 80) -> str:
-    """``text`` cut to ``limit`` characters (names in messages can be megabytes long)."""
-    return text if len(text) <= limit else f"{text[: limit - 20]}...({len(text):,} chars)"
-
-
-def short_repr(name: str) -> str:
-    """`` 'name'`` for messages (empty for no name), shortened like :func:`short_text`."""
-    return f" {short_text(name)!r}" if name else ""
 
 
 @lru_cache(maxsize=256)

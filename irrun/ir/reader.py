@@ -21,9 +21,10 @@ from irrun.ir.names import smallest_name, split_names
 from irrun.ir.pieces import PieceFailed
 from irrun.ir.weights import Weights
 from irrun.ir.xml import FRAGMENT_ROOT, parse_document, parse_in_pieces, safe_parser
-from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port, short_text
+from irrun.model import Edge, Graph, Layer, Model, ModelInput, ModelOutput, Port
 from irrun.numbers import parse_int
 from irrun.shape import Dim, Shape, static_dim
+from irrun.text import short_text
 
 __all__ = ["load", "load_all"]
 

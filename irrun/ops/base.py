@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from irrun.element_types import ELEMENT_TYPES, ElementType
 from irrun.errors import IRError
-from irrun.model import short_repr, short_text
 from irrun.shape import Dim, Shape, static_dim
+from irrun.text import short_repr, short_text
 
 __all__ = ["Op", "TensorInfo", "OpContext", "DYNAMIC_TYPE", "normalize_axis_or_report"]
 

@@ -16,7 +16,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 
-from irrun.model import short_text
+from irrun.text import short_text
 
 __all__ = ["draw", "choose_engine", "FORMATS", "ENGINES", "ERROR_FILL", "WARNING_FILL"]
 

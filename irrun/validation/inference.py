@@ -13,10 +13,10 @@ would give) becomes a note under the first error instead of an error of its own.
 
 from __future__ import annotations
 
-from irrun.model import short_text
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
 from irrun.ops.registry import LATEST_OPSET, has_kernel, opset_exists, resolve, resolve_layer
 from irrun.shape import Shape
+from irrun.text import short_text
 
 __all__ = ["infer_graph", "FOLD_LIMIT"]
 
