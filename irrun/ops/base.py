@@ -11,14 +11,25 @@ kernel produces (and the executor asserts that it does).
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
+from irrun.attributes import KINDS
 from irrun.element_types import ELEMENT_TYPES, ElementType
 from irrun.errors import IRError
 from irrun.shape import Dim, Shape, static_dim
 from irrun.text import short_repr, short_text
 
-__all__ = ["Op", "TensorInfo", "OpContext", "DYNAMIC_TYPE", "normalize_axis_or_report"]
+__all__ = [
+    "Op",
+    "Attribute",
+    "TensorInfo",
+    "OpContext",
+    "DYNAMIC_TYPE",
+    "normalize_axis_or_report",
+    "normalize_axes_or_report",
+    "common_element_type",
+]
 
 DYNAMIC_TYPE = ELEMENT_TYPES["dynamic"]
 
@@ -38,12 +49,18 @@ class TensorInfo:
     why : str or callable
         How an op computed the shape, shown in messages (``axis 1: 8 + 16 + 32 = 56``); a
         callable returning that text when building it costs more than it is worth up front.
+    partial : tuple or None
+        For a small integer tensor of rank 0 or 1 whose value is not fully known (a shape
+        computed by ShapeOf and shape arithmetic): what is known of each element, as an
+        ``int`` (known exactly), a :class:`~irrun.shape.Dim` (some size in that interval) or
+        ``None`` (unknown). See :mod:`irrun.ops._values`.
     """
 
     shape: Shape
     element_type: ElementType = DYNAMIC_TYPE
     value: object = None
     why: object = ""
+    partial: tuple | None = None
 
     def explain(self) -> str:
         """The ``why`` text."""
@@ -63,10 +80,59 @@ class OpContext:
         """Report a warning of this layer."""
 
 
+_REQUIRED = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """One declared attribute of an op.
+
+    Attributes
+    ----------
+    name : str
+        The ``<data>`` attribute name (``batch_dims``).
+    kind : str
+        ``int``, ``ints``, ``bool``, ``float``, ``floats``, ``string``, ``enum``, ``shape``
+        or ``element_type`` (see :mod:`irrun.attributes`).
+    default : object
+        The value used when the attribute is absent (and, for a required one, the value
+        OpenVINO silently uses: irrun then reports ``missing-attribute``).
+    required : bool
+        Whether the IR must spell it.
+    choices : tuple of str
+        The values of an ``enum`` (compared case-insensitively, as OpenVINO does; the value
+        kept is the spelling given here).
+    since, until : int
+        The op versions that have it (``until`` ``None``: every later version).
+    """
+
+    name: str
+    kind: str = "int"
+    default: object = None
+    required: bool = False
+    choices: tuple = ()
+    since: int = 1
+    until: int | None = None
+
+    def exists_in(self, version: int) -> bool:
+        """True when op version ``version`` has this attribute."""
+        return self.since <= version and (self.until is None or version <= self.until)
+
+    @property
+    def field(self) -> str:
+        """The Python attribute the parsed value is stored in (``name`` made an identifier)."""
+        return self.name.replace("-", "_")
+
+
 class Op:
-    """Base class of an op version. Subclasses set ``type`` and ``version``, parse their
-    attributes in ``__init__`` and implement :meth:`infer` (and :meth:`evaluate` when
+    """Base class of an op version. Subclasses set ``type``, ``version`` (or ``versions``),
+    ``inputs`` and ``attributes``, and implement :meth:`infer` (and :meth:`evaluate` when
     irrun can run them).
+
+    The constructor parses every declared attribute of this version into ``self.<name>``
+    (reporting ``missing-attribute``, ``attribute-value`` and, for attributes the version does
+    not have, ``unknown-attribute``) and then calls :meth:`setup` for checks that involve
+    several attributes.
 
     Attributes
     ----------
@@ -76,11 +142,15 @@ class Op:
         The op version (``8`` for Gather-8).
     inputs : tuple of int
         ``(minimum, maximum)`` number of inputs; ``maximum`` ``None`` = unbounded.
+    attributes : tuple of Attribute or None
+        The declared attributes (of every version; each says which versions have it).
+        ``None`` (user ops that parse their own) turns off the ``unknown-attribute`` check.
     """
 
     type = ""
     version = 1
     inputs: tuple[int, int | None] = (1, 1)
+    attributes: tuple[Attribute, ...] | None = None
     #: Set when a required attribute is missing or malformed: the walk then trusts the
     #: declared outputs instead of inferring from a guessed value (no follow-on errors).
     incomplete = False
@@ -92,6 +162,14 @@ class Op:
     def __init__(self, layer, context: OpContext):
         self.layer = layer
         self.context = context
+        declared = self.attributes
+        if declared is not None:
+            self._parse_attributes(declared)
+        self.setup()
+
+    def setup(self) -> None:
+        """Checks across attributes, after they are parsed (report problems, set
+        ``incomplete``); the default does nothing."""
 
     @property
     def label(self) -> str:
@@ -107,41 +185,106 @@ class Op:
         """Compute the outputs (numpy arrays) from the inputs (numpy arrays)."""
         raise NotImplementedError(f"{self.label} has no kernel")
 
-    # -- helpers shared by op classes -----------------------------------------------------
-    def int_attribute(self, name: str, default=None, *, required: bool = False):
-        """Read an integer attribute, reporting a missing or malformed one.
+    # -- attributes -----------------------------------------------------------------------
+    def _parse_attributes(self, declared) -> None:
+        layer, version = self.layer, self.version
+        given = layer.attributes
+        known = 0
+        for attribute in declared:
+            if not attribute.exists_in(version):
+                continue
+            text = given.get(attribute.name)
+            if text is None:
+                if attribute.required:
+                    self._report_missing(attribute)
+                value = attribute.default
+            else:
+                known += 1
+                kind = attribute.kind
+                if kind == "int" and len(text) < 19 and text.isdigit() and text.isascii():
+                    value = int(text)  # the common case, without the parser
+                else:
+                    value = self._parse_value(attribute, text)
+            setattr(self, attribute.field, value)
+        if known < len(given):
+            self._report_unknown(declared)
 
-        A missing required attribute is reported (``missing-attribute``) and
-        ``default`` used, as OpenVINO silently does.
-        """
-        layer = self.layer
-        text = layer.attributes.get(name)
-        if text is not None and len(text) < 19 and text.isdigit() and text.isascii():
-            return int(text)  # the common case: a plain non-negative number
+    def _parse_value(self, attribute: Attribute, text: str):
+        try:
+            value = KINDS[attribute.kind](text)
+        except ValueError as exc:
+            self._report_bad_value(attribute, text, str(exc))
+            return attribute.default
+        if attribute.kind == "enum":
+            lowered = value.strip().lower()
+            for choice in attribute.choices:
+                if choice.lower() == lowered:
+                    return choice
+            self._report_bad_value(attribute, text, "one of " + ", ".join(attribute.choices))
+            return attribute.default
+        return value
+
+    def _report_missing(self, attribute: Attribute) -> None:
+        default = attribute.default
+        shown = "nothing" if default is None else _spelled(default) or "an empty value"
+        self.context.error(
+            "missing-attribute",
+            f"{self.describe()} has no '{attribute.name}' attribute; OpenVINO silently uses "
+            f"{shown}, which is rarely what was meant",
+            hint=f'add {attribute.name}="..." to the layer\'s <data> element',
+            line=self.layer.data_line,
+        )
+        self.incomplete = True
+
+    def _report_bad_value(self, attribute: Attribute, text: str, expected: str) -> None:
+        example = attribute.choices[0] if attribute.choices else _spelled(attribute.default)
+        self.context.error(
+            "attribute-value",
+            f"{self.describe()}: attribute {attribute.name}={short_text(text)!r} is not {expected}",
+            hint=f'write it as {expected}, e.g. {attribute.name}="{example}"',
+            line=self.layer.data_line,
+        )
+        self.incomplete = True
+
+    def _report_unknown(self, declared) -> None:
+        version = self.version
+        mine = {a.name for a in declared if a.exists_in(version)}
+        for name, text in self.layer.attributes.items():
+            if name in mine:
+                continue
+            elsewhere = [a for a in declared if a.name == name]
+            if elsewhere:
+                versions = _versions_text(self.type, elsewhere[0])
+                why = f"{name} exists only in {versions}"
+                hint = f"use {versions} or remove the attribute"
+            else:
+                close = difflib.get_close_matches(name, sorted(mine), n=1, cutoff=0.6)
+                why = "OpenVINO ignores it"
+                hint = (
+                    f"did you mean {close[0]}?"
+                    if close
+                    else (f"{self.label} has " + (", ".join(sorted(mine)) or "no attributes"))
+                )
+            self.context.warning(
+                "unknown-attribute",
+                f"{self.describe()}: attribute {short_text(name)}={short_text(text)!r} is not "
+                f"an attribute of {self.label}; {why}",
+                hint=hint,
+                line=self.layer.data_line,
+            )
+
+    def int_attribute(self, name: str, default=None, *, required: bool = False):
+        """Read an integer attribute that is not declared (user ops), reporting a missing or
+        malformed one like declared attributes are."""
+        text = self.layer.attributes.get(name)
+        attribute = Attribute(name, "int", default, required)
         if text is None:
             if required:
-                self.context.error(
-                    "missing-attribute",
-                    f"{self.describe()} has no '{name}' attribute; OpenVINO silently uses "
-                    f"{default}, which is rarely what was meant",
-                    hint=f'add {name}="..." to the layer\'s <data> element',
-                    line=layer.data_line,
-                )
-                self.incomplete = True
+                self._report_missing(attribute)
             return default
-        try:
-            return layer.attribute_int(name)
-        except IRError:
-            self.context.error(
-                "attribute-value",
-                f"{self.describe()}: attribute {name}={short_text(layer.attributes[name])!r} "
-                "is not an integer",
-                hint=f'write {name} as a whole number, e.g. {name}="{default or 0}"',
-                line=layer.data_line,
-            )
-            self.incomplete = True
-            return default
+        return self._parse_value(attribute, text)
 
+    # -- helpers shared by op classes -----------------------------------------------------
     def describe(self) -> str:
         """``layer 1 'concat' (Concat-1)``."""
         return f"layer {self.layer.id}{short_repr(self.layer.name)} ({self.label})"
@@ -155,6 +298,42 @@ class Op:
         """The layer's output port at position ``index`` (or ``None``)."""
         ports = self.layer.outputs
         return ports[index] if index < len(ports) else None
+
+
+def _spelled(value) -> str:
+    """An attribute value as IR text (``true``, ``1,2``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _versions_text(op_type: str, attribute: Attribute) -> str:
+    if attribute.until is None:
+        return f"{op_type}-{attribute.since} and later"
+    if attribute.since == attribute.until:
+        return f"{op_type}-{attribute.since}"
+    return f"{op_type}-{attribute.since} to {op_type}-{attribute.until}"
+
+
+def common_element_type(op: Op, inputs: list[TensorInfo], what: str = "inputs", ports=None):
+    """The one element type of ``inputs`` (ignoring dynamic), reporting ``input-type`` when they
+    differ and returning ``None``. ``ports``: the input positions concerned (default: all)."""
+    positions = range(len(inputs)) if ports is None else ports
+    known = [(i, inputs[i].element_type) for i in positions
+             if inputs[i].element_type.name != "dynamic"]  # fmt: skip
+    if len({etype for _, etype in known}) > 1:
+        listing = ", ".join(f"input {i} is {etype}" for i, etype in known)
+        op.context.error(
+            "input-type",
+            f"{op.describe()}: all {what} must have one element type, but {listing}",
+            hint="insert a Convert so that every input has the same element type",
+        )
+        return None
+    if known:
+        return known[0][1]
+    return inputs[positions[0]].element_type if len(positions) else DYNAMIC_TYPE
 
 
 def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis",
@@ -171,6 +350,28 @@ def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis",
         hint=f"use {'an' if what[0] in 'aeiou' else 'a'} {what} between {-rank} and {rank - 1}",
     )
     return None
+
+
+def normalize_axes_or_report(op: Op, axes, rank: int, what: str = "axis",
+                             port_index: int | None = None, unique: bool = True):  # fmt: skip
+    """``axes`` (ints) normalised into ``[0, rank)``; reports ``axis-range`` for one out of
+    range and (when ``unique``) ``attribute-value`` for one given twice; ``None`` then."""
+    result = []
+    for axis in axes:
+        normalised = normalize_axis_or_report(op, int(axis), rank, what, port_index)
+        if normalised is None:
+            return None
+        if unique and normalised in result:
+            op.context.error(
+                "axis-range",
+                f"{op.describe()}: {what} {axis} is given twice in {list(axes)} (normalised "
+                f"for rank {rank}: {normalised})",
+                port=None if port_index is None else op.input_port(port_index),
+                hint=f"list each {what} once",
+            )
+            return None
+        result.append(normalised)
+    return result
 
 
 _ZERO = static_dim(0)

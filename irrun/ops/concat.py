@@ -10,23 +10,16 @@ from __future__ import annotations
 
 from functools import partial
 
-from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report, sum_dims
+from irrun.ops.base import (
+    Attribute,
+    Op,
+    TensorInfo,
+    common_element_type,
+    normalize_axis_or_report,
+    sum_dims,
+)
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, shape_of_dims
-
-
-def common_element_type(op: Op, inputs: list[TensorInfo], what: str = "inputs"):
-    """The one element type of ``inputs`` (ignoring dynamic), reporting ``input-type`` otherwise."""
-    known = [(i, t.element_type) for i, t in enumerate(inputs) if t.element_type.name != "dynamic"]
-    if len({etype for _, etype in known}) > 1:
-        listing = ", ".join(f"input {i} is {etype}" for i, etype in known)
-        op.context.error(
-            "input-type",
-            f"{op.describe()}: all {what} must have one element type, but {listing}",
-            hint="insert a Convert so that every input has the same element type",
-        )
-        return None
-    return known[0][1] if known else inputs[0].element_type if inputs else None
 
 
 @register
@@ -34,10 +27,7 @@ class Concat(Op):
     """Concat-1 (attribute ``axis``, required)."""
 
     type, version, inputs = "Concat", 1, (1, None)
-
-    def __init__(self, layer, context):
-        super().__init__(layer, context)
-        self.axis = self.int_attribute("axis", 0, required=True)
+    attributes = (Attribute("axis", "int", 0, required=True),)
 
     def infer(self, inputs):
         """Output shape: the inputs' common shape with the axis dimension summed."""

@@ -20,19 +20,17 @@ from irrun.ops._indices import (
     first_bad_index,
     warn_negative,
 )
-from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
+from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, shape_of_dims
 
 
 class _Gather(Op):
     inputs = (3, 3)
+    attributes = (Attribute("batch_dims", "int", 0, since=7),)
+    batch_dims = 0  # Gather-1 has none
     #: What happens to an index outside [-s, s-1] (the kernel's ``out_of_range`` policy).
     out_of_range = "error"
-
-    def __init__(self, layer, context):
-        super().__init__(layer, context)
-        self.batch_dims = self.int_attribute("batch_dims", 0) if self.version >= 7 else 0
 
     def infer(self, inputs):
         """Shape rule of ops.md §2.1, over partial shapes."""

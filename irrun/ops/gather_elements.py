@@ -9,7 +9,7 @@ plugin does); out of range is an error.
 from __future__ import annotations
 
 from irrun.ops._indices import as_signed_indices, check_index_type, first_bad_index
-from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
+from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
 
@@ -20,9 +20,7 @@ class GatherElements(Op):
 
     type, version, inputs = "GatherElements", 6, (2, 2)
 
-    def __init__(self, layer, context):
-        super().__init__(layer, context)
-        self.axis = self.int_attribute("axis", 0, required=True)
+    attributes = (Attribute("axis", "int", 0, required=True),)
 
     def infer(self, inputs):
         """Output: the indices' shape, merged with data on the non-axis dims."""

@@ -17,7 +17,7 @@ from irrun.ops._indices import (
     first_bad_index,
     warn_negative,
 )
-from irrun.ops.base import Op, TensorInfo
+from irrun.ops.base import Attribute, Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
 
@@ -26,11 +26,11 @@ class _GatherND(Op):
     inputs = (2, 2)
     flatten_batch = False
 
-    def __init__(self, layer, context):
-        super().__init__(layer, context)
-        self.batch_dims = self.int_attribute("batch_dims", 0)
-        if self.batch_dims < 0:
-            context.error(
+    attributes = (Attribute("batch_dims", "int", 0),)
+
+    def setup(self):
+        if self.batch_dims is not None and self.batch_dims < 0:
+            self.context.error(
                 "batch-dims-range",
                 f"{self.describe()}: batch_dims {self.batch_dims} must not be negative",
             )

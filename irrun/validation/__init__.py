@@ -66,5 +66,6 @@ def validate(model) -> Report:
 
     with gc_paused():
         check_structure(model, emit, is_fragment=model.is_fragment)
-        checked, trusted = infer_graph(model, emit)
-    return Report(model.file, diagnostics, checked, trusted)
+        trusted_types: dict[str, int] = {}
+        checked, trusted = infer_graph(model, emit, trusted_types)
+    return Report(model.file, diagnostics, checked, trusted, trusted_types=trusted_types)

@@ -24,6 +24,9 @@ CODES = {
     "no-result": ("error", "the model has no Result layer, so no outputs"),
     "unused-parameter": ("warning", "a Parameter feeds nothing"),
     "unknown-op": ("warning", "irrun does not know this op type or version: declared dims trusted"),
+    "unknown-opset": ("error", "the version names an opset OpenVINO does not have"),
+    "not-in-opset": ("error", "the declared opset does not contain this op type"),
+    "unknown-attribute": ("warning", "the op version has no attribute of this name (ignored)"),
     "subgraph-not-checked": ("warning", "a TensorIterator/Loop/If body is kept but not checked"),
     "input-count": ("error", "the layer has the wrong number of inputs or outputs for its op"),
     # edges and declarations
@@ -44,6 +47,7 @@ CODES = {
     "index-type": ("error", "indices (or the axis) are not of an allowed integer type"),
     "axis-input": ("error", "Gather's axis input is not a scalar or one-element tensor"),
     "index-range": ("error", "constant indices lie outside the data they select from"),
+    "input-value": ("error", "a constant input's value is not one the op accepts"),
     # weights
     "bin-range": ("error", "a Const's bytes lie outside the weights file"),
     "const-size": ("error", "a Const's size does not hold its shape of its element type"),
@@ -121,8 +125,13 @@ class Report:
     from the file.
     """
 
-    def __init__(self, file, diagnostics, layers_checked, layers_trusted, snippet_line=None):
+    def __init__(self, file, diagnostics, layers_checked, layers_trusted, snippet_line=None,
+                 trusted_types=None):  # fmt: skip
         self.file = file
+        #: Trusted layers by op (``ScaledDotProductAttention-13``: count), most first.
+        self.trusted_types = dict(
+            sorted((trusted_types or {}).items(), key=lambda item: (-item[1], item[0]))
+        )
         #: For one of several independent snippets in a fragment file: its first line.
         self.snippet_line = snippet_line
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.line is None, d.line or 0))
@@ -181,6 +190,7 @@ class Report:
                 "warnings": len(self.warnings),
                 "layers_checked": self.layers_checked,
                 "layers_trusted": self.layers_trusted,
+                "trusted_types": self.trusted_types,
             },
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }

@@ -13,8 +13,11 @@ would give) becomes a note under the first error instead of an error of its own.
 
 from __future__ import annotations
 
+import difflib
+
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
-from irrun.ops.registry import LATEST_OPSET, has_kernel, opset_exists, resolve, resolve_layer
+from irrun.ops.opsets import OPSETS
+from irrun.ops.registry import LATEST_OPSET, first_opset, has_kernel, lookup_layer
 from irrun.shape import Shape
 from irrun.text import short_text
 
@@ -71,8 +74,13 @@ def _flow_order(graph):
     return graph.acyclic_order()
 
 
-def infer_graph(graph, emit) -> tuple[int, int]:
-    """Run inference over ``graph``; return ``(layers checked, layers trusted)``."""
+def infer_graph(graph, emit, trusted_types: dict | None = None) -> tuple[int, int]:
+    """Run inference over ``graph``; return ``(layers checked, layers trusted)``.
+
+    ``trusted_types``, when given, receives the count of trusted layers by op (``Type-N``
+    when the op version is known, else ``Type`` and the version as written)."""
+    if trusted_types is None:
+        trusted_types = {}
     flowing: dict[int, TensorInfo] = {}  # id(output port) -> what flows out of it
     causes: dict[int, object] = {}  # id(output port) -> the diagnostic that tainted it
     checked = trusted = 0
@@ -101,13 +109,13 @@ def infer_graph(graph, emit) -> tuple[int, int]:
             if edges_disagree:  # both ends declaring the same is the rule: check exceptions
                 _check_edges(layer, producers, emit)
 
-        op_class = resolve_layer(layer)
+        resolution = lookup_layer(layer)
+        op_class = resolution.op_class
         if op_class is None:
             trusted += 1
-            if not layer.bodies:  # sub-graph ops have their own warning
-                hint = "its declared output dims and precisions are used as they are"
-                emit("unknown-op", _unknown_message(layer), layer=layer, severity="warning",
-                     hint=hint)  # fmt: skip
+            label = _trusted_label(layer, resolution)
+            trusted_types[label] = trusted_types.get(label, 0) + 1
+            _report_unresolved(layer, resolution, emit)
             for port in layer.outputs:
                 flowing[id(port)] = _trusted(port)
             continue
@@ -144,6 +152,7 @@ def infer_graph(graph, emit) -> tuple[int, int]:
             outputs = None
         if outputs is None:
             trusted += 1
+            trusted_types[label] = trusted_types.get(label, 0) + 1
             for port in layer.outputs:
                 flowing[id(port)] = _trusted(port)
                 if input_causes:
@@ -197,18 +206,50 @@ def infer_graph(graph, emit) -> tuple[int, int]:
     return checked, trusted
 
 
-def _unknown_message(layer) -> str:
+def _trusted_label(layer, resolution) -> str:
+    if resolution.op_version is not None:
+        return f"{short_text(layer.type)}-{resolution.op_version}"
+    version = f" {short_text(str(layer.version))}" if layer.version else ""
+    return f"{short_text(layer.type)}{version}"
+
+
+def _report_unresolved(layer, resolution, emit) -> None:
+    """The diagnostic for a layer irrun cannot check: an error when OpenVINO would refuse
+    the layer (an opset it does not have, a type not in the declared opset), else a warning."""
     version, layer_type = short_text(str(layer.version)), short_text(layer.type)
-    if not opset_exists(layer):
-        return (f"{layer.describe()}: version {version!r} is not an opset OpenVINO has "
-                f"(opset1 to opset{LATEST_OPSET}); not checked, declared dims trusted")  # fmt: skip
-    if resolve(layer.type, None) is not None:
-        return (f"{layer.describe()}: {layer_type} does not exist in {version}; not checked, "
-                "declared dims trusted")  # fmt: skip
-    return (
-        f"{layer.describe()}: irrun does not know op type {layer_type!r}; not checked, "
-        "declared dims trusted"
-    )
+    problem = resolution.problem
+    trusted = "its declared output dims and precisions are used as they are"
+    if problem == "unknown-opset":
+        hint = f'use an existing opset, e.g. version="opset{first_opset(layer.type) or 1}"'
+        emit("unknown-opset", f"{layer.describe()}: version {version!r} is not an opset "
+             f"OpenVINO has (opset1 to opset{LATEST_OPSET}); OpenVINO refuses the model",
+             layer=layer, hint=hint)  # fmt: skip
+    elif problem == "not-in-opset":
+        first = first_opset(layer.type)
+        if first is not None:
+            message = (f"{layer.describe()}: {layer_type} does not exist in {version}; it first "
+                       f"appears in opset{first}, and OpenVINO refuses the model")  # fmt: skip
+            hint = f'declare version="opset{first}" (or a later opset)'
+        else:
+            message = (f"{layer.describe()}: {version} has no op type {layer_type!r}; OpenVINO "
+                       "refuses the model")  # fmt: skip
+            close = difflib.get_close_matches(layer.type, _all_types(), n=1, cutoff=0.7)
+            hint = (f"did you mean {close[0]}?" if close else
+                    'a custom op belongs in its own opset (e.g. version="extension")')  # fmt: skip
+        emit("not-in-opset", message, layer=layer, hint=hint)
+    elif not layer.bodies:  # sub-graph ops have their own warning
+        if problem == "not-implemented":
+            op = f"{layer_type}-{resolution.op_version}" if resolution.op_version else layer_type
+            message = f"{layer.describe()}: irrun does not check {op} yet; declared dims trusted"
+        else:
+            message = (f"{layer.describe()}: irrun does not know op type {layer_type!r}"
+                       f"{f' of opset {version!r}' if layer.version else ''}; not checked, "
+                       "declared dims trusted")  # fmt: skip
+        emit("unknown-op", message, layer=layer, severity="warning", hint=trusted)
+
+
+def _all_types() -> list[str]:
+    return sorted({name for table in OPSETS.values() for name in table})
 
 
 def _infer(op, layer, inputs, producers, context):

@@ -1,0 +1,83 @@
+"""Values known before running: constants, and *partial values* of shape sub-graphs.
+
+Dynamic models compute Reshape targets, Broadcast shapes and Slice bounds from
+``ShapeOf`` with Gather, Concat, Squeeze/Unsqueeze, Convert and integer arithmetic. OpenVINO
+infers through them by evaluating bounds; irrun propagates, for small integer tensors of rank
+0 or 1, what is known of each element (:attr:`TensorInfo.partial`):
+
+- an ``int``: the element is known exactly (it may be negative, like Reshape's ``-1``);
+- a :class:`~irrun.shape.Dim`: the element is a size somewhere in that interval (a dynamic
+  dimension read by ShapeOf);
+- ``None``: nothing is known.
+
+An op that produces such a tensor returns :func:`info_of_elements`, which gives a plain
+constant (``value``) when every element is known, so that ordinary folding takes over.
+Consumers read :func:`elements_of` and turn elements into output dims with :func:`as_dim`.
+
+Examples
+--------
+>>> from irrun.shape import Shape
+>>> elements_from_shape(Shape.parse("2,?,1..4"))
+(2, Dim('?'), Dim('1..4'))
+>>> [str(as_dim(e)) for e in (3, Dim.interval(1, 4), None, -1)]
+['3', '1..4', '?', '?']
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops.base import TensorInfo
+from irrun.shape import Dim, Shape, static_dim
+
+__all__ = [
+    "MAX_ELEMENTS",
+    "elements_of",
+    "elements_from_shape",
+    "info_of_elements",
+    "as_dim",
+]
+
+#: Partial values are kept for tensors of at most this many elements (shapes are short).
+MAX_ELEMENTS = 64
+
+
+def elements_of(info: TensorInfo) -> tuple | None:
+    """What is known of each element of a rank-0/1 integer tensor, or ``None`` when it is
+    not such a tensor or nothing is known. A constant gives its values as ``int``."""
+    value = info.value
+    if value is not None:
+        array = np.asarray(value)
+        if array.ndim <= 1 and array.size <= MAX_ELEMENTS and array.dtype.kind in "iu":
+            return tuple(int(v) for v in array.reshape(-1))
+        return None
+    return info.partial
+
+
+def elements_from_shape(shape: Shape) -> tuple | None:
+    """A shape as elements (what ShapeOf produces): static dims as ``int``, others as Dims;
+    ``None`` for a dynamic rank."""
+    if not shape.rank_is_static:
+        return None
+    return tuple(d.lower if d.is_static else d for d in shape)
+
+
+def as_dim(element) -> Dim:
+    """An element used as a dimension: a non-negative ``int`` is that size, a Dim itself,
+    anything else (unknown, negative) ``?``."""
+    if isinstance(element, Dim):
+        return element
+    if element is None or element < 0:
+        return Dim.dynamic()
+    return static_dim(element)
+
+
+def info_of_elements(elements, element_type, shape: Shape, why="") -> TensorInfo:
+    """The TensorInfo of a rank-0/1 integer tensor with these elements: a constant when
+    every element is an ``int``, else a partial value (when any element is known at all)."""
+    if elements is not None and all(isinstance(e, int) for e in elements):
+        dtype = element_type.numpy_dtype
+        value = np.array(elements, dtype=dtype).reshape(shape.to_tuple())
+        return TensorInfo(shape, element_type, value=value, why=why)
+    known = elements is not None and any(e is not None for e in elements)
+    return TensorInfo(shape, element_type, why=why, partial=tuple(elements) if known else None)
