@@ -76,6 +76,6 @@ def handle_errors(command):
 
 def load_models(model: str, weights: str | None):
     """Load MODEL (every snippet of a fragment file) the way all subcommands do."""
-    from irrun.ir.reader import load_all
+    from irrun.api import load_all
 
     return load_all(model, weights)

@@ -54,8 +54,8 @@ def execute_command(model, weights, inputs_path, output_path, trace, dump, stop_
     """
     import numpy as np
 
+    from irrun.api import run
     from irrun.arrays import save_npz
-    from irrun.execution import run
 
     models = load_models(model, weights)
     if len(models) > 1:

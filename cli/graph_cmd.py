@@ -89,6 +89,7 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     are highlighted); 2 when the file cannot be read, the layer is unknown, the
     picture cannot be written or no drawing engine is installed.
     """
+    from irrun.api import validate as validate_model
     from irrun.render.draw import choose_engine, draw
 
     models = load_models(model, weights)
@@ -102,7 +103,7 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
             chosen.layer(around)
         except KeyError as exc:  # the message lists close matches
             raise click.BadParameter(exc.args[0], param_hint="'--around'") from None
-    report = chosen.validate() if validate else None
+    report = validate_model(chosen) if validate else None
     picture_format = _format_of(output_path)
     try:
         if picture_format != "dot":

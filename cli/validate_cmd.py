@@ -34,8 +34,10 @@ def validate_command(model, weights, output_format, werror):
     Exits 0 when there are no errors (warnings allowed unless --werror), 1 when
     there are, 2 when the file cannot be read.
     """
+    from irrun.api import validate
+
     models = load_models(model, weights)
-    reports = [m.validate() for m in models]
+    reports = [validate(m) for m in models]
     if len(models) > 1:  # several independent spec snippets: say which one each report is
         for snippet, report in zip(models, reports):
             report.snippet_line = snippet.layers[0].line

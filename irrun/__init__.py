@@ -55,17 +55,19 @@ __all__ = [
     "UnsupportedOpError",
 ]
 
+# The model's classes and functions come from irrun.api, which gives the classes their
+# convenience methods (model.validate(), model.run() ...) when it is imported.
 _LAZY = {
-    "load": ("irrun.ir.reader", "load"),
-    "load_all": ("irrun.ir.reader", "load_all"),
-    "validate": ("irrun.validation", "validate"),
-    "run": ("irrun.execution", "run"),
+    "load": ("irrun.api", "load"),
+    "load_all": ("irrun.api", "load_all"),
+    "validate": ("irrun.api", "validate"),
+    "run": ("irrun.api", "run"),
     "Report": ("irrun.validation", "Report"),
     "Diagnostic": ("irrun.validation", "Diagnostic"),
-    "Model": ("irrun.model", "Model"),
-    "Layer": ("irrun.model", "Layer"),
-    "Port": ("irrun.model", "Port"),
-    "Edge": ("irrun.model", "Edge"),
+    "Model": ("irrun.api", "Model"),
+    "Layer": ("irrun.api", "Layer"),
+    "Port": ("irrun.api", "Port"),
+    "Edge": ("irrun.api", "Edge"),
     "Dim": ("irrun.shape", "Dim"),
     "Shape": ("irrun.shape", "Shape"),
     "ElementType": ("irrun.element_types", "ElementType"),

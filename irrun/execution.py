@@ -141,7 +141,9 @@ def steps(model, inputs, *, stop_after=None) -> Iterator[Step]:
     >>> for step in model.steps({"data": np.ones((2, 3), np.float32)}):  # doctest: +SKIP
     ...     print(step.layer.name, [a.shape for a in step.outputs])
     """
-    report = model.validate()
+    from irrun.validation import validate
+
+    report = validate(model)
     if not report.ok:
         listing = "\n".join(f"  {d}" for d in report.errors[:20])
         more = f"\n  ... and {len(report.errors) - 20} more" if len(report.errors) > 20 else ""

@@ -4,6 +4,13 @@ A :class:`Model` is what :func:`irrun.load` returns. It keeps every layer,
 port and edge of the file with its XML line, exposes the graph as a
 ``networkx.MultiDiGraph`` (:attr:`Graph.graph`), and names its inputs and
 outputs exactly as OpenVINO does.
+
+These are data classes: they know nothing of validation, execution, comparison or
+rendering, and nothing of the file format. The reader (:mod:`irrun.ir`) fills them and gives
+each model the means to decode its Consts; the convenience methods ``validate``, ``run``,
+``steps``, ``compare``, ``draw`` and the HTML reprs are the functions of :mod:`irrun.api`,
+which adds them to :class:`Model` and :class:`Layer` (``irrun.load`` and the public names of
+:mod:`irrun` import it).
 """
 
 from __future__ import annotations
@@ -13,7 +20,14 @@ from functools import cached_property, lru_cache
 from types import MappingProxyType
 
 from irrun.element_types import ElementType, element_type
-from irrun.errors import AttributeValueError, IRError, MissingAttributeError
+from irrun.errors import (
+    AttributeValueError,
+    IRError,
+    IRFormatError,
+    MissingAttributeError,
+    WeightsError,
+)
+from irrun.graph_order import acyclic_order, find_cycle
 from irrun.numbers import parse_int
 from irrun.shape import Shape
 from irrun.text import short_repr, short_text
@@ -249,11 +263,6 @@ class Layer:
         except KeyError:
             raise self._bad_value(name, text, "an element type such as f32, i64 or boolean")
 
-    def _repr_html_(self) -> str:
-        from irrun.render.html import layer_html
-
-        return layer_html(self)
-
     # -- values ---------------------------------------------------------------------------
     @property
     def value(self):
@@ -421,9 +430,6 @@ class Graph:
 
         Raises ``IRFormatError`` if the graph has a cycle. The order is computed once.
         """
-        from irrun.errors import IRFormatError
-        from irrun.ir.graph_order import find_cycle
-
         order = self.acyclic_order()
         if len(order) != len(self._by_id):
             names = " -> ".join(self._by_id[i].describe() for i in find_cycle(self))
@@ -434,8 +440,6 @@ class Graph:
         """Layers in topological order, leaving out those on or after a cycle (computed once)."""
         order = self.__dict__.get("_order")
         if order is None:
-            from irrun.ir.graph_order import acyclic_order
-
             order = self._order = acyclic_order(self)
         return order
 
@@ -453,14 +457,20 @@ class Model(Graph):
     ``"<string>"``), ``name``, ``ir_version`` (10, 11, or ``None`` for a
     fragment), ``is_fragment``, ``weights`` (a :class:`~irrun.ir.weights.Weights`
     or ``None``), ``rt_info``, ``layers``, ``edges``, ``inputs``, ``outputs``.
+
+    ``const_reader`` decodes Const layers for :meth:`constant` and :meth:`weights_problems`:
+    an object with ``read_const(layer)`` (the array, or an :class:`~irrun.errors.IRError`)
+    and ``const_problem(layer)`` (why it cannot be read, or ``None``). The reader passes
+    :mod:`irrun.ir.constants`, which knows the weights format; this class does not.
     """
 
-    def __init__(self, file, name, ir_version, is_fragment, weights):
+    def __init__(self, file, name, ir_version, is_fragment, weights, const_reader=None):
         super().__init__(self, file)
         self.name = name
         self.ir_version = ir_version
         self.is_fragment = is_fragment
         self.weights = weights
+        self.const_reader = const_reader
         self.rt_info: dict = {}
         self.inputs: list[ModelInput] = []
         self.outputs: list[ModelOutput] = []
@@ -488,43 +498,6 @@ class Model(Graph):
         known = ", ".join(repr(o.name) for o in self.outputs) or "none"
         raise KeyError(f"the model has no output named {name!r}; its outputs are {known}")
 
-    # -- checking and running -------------------------------------------------------------
-    def validate(self):
-        """Check the model and return a :class:`~irrun.validation.Report` (see
-        :func:`irrun.validate`); afterwards ports carry ``inferred_shape``."""
-        from irrun.validation import validate
-
-        return validate(self)
-
-    def run(self, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
-        """Run the model on ``inputs`` (dict or ``.npz`` path); see :func:`irrun.run`."""
-        from irrun.execution import run
-
-        return run(self, inputs, capture=capture, stop_after=stop_after, on_step=on_step)
-
-    def steps(self, inputs, *, stop_after=None):
-        """Execute one layer at a time, yielding :class:`~irrun.execution.Step` objects."""
-        from irrun.execution import steps
-
-        return steps(self, inputs, stop_after=stop_after)
-
-    def compare(self, inputs, *, device="CPU"):
-        """Run with irrun and with OpenVINO and compare every tensor (needs the ``openvino``
-        extra); see :func:`irrun.compare.compare`."""
-        from irrun.compare import compare
-
-        return compare(self, inputs, device=device)
-
-    def draw(self, path=None, *, format=None, report=None, around=None, radius=2):
-        """A picture of the graph (SVG text by default); see :func:`irrun.render.draw.draw`.
-
-        ``report`` (e.g. ``model.validate()``) highlights problem layers; ``around`` and
-        ``radius`` draw only the neighbourhood of one layer.
-        """
-        from irrun.render.draw import draw
-
-        return draw(self, path, format=format, report=report, around=around, radius=radius)
-
     # -- weights --------------------------------------------------------------------------
     def constant(self, layer) -> object:
         """The value of a Const layer as a read-only numpy array.
@@ -538,9 +511,7 @@ class Model(Graph):
         cached = self._constants.get(id(layer))
         if cached is not None:
             return cached
-        from irrun.ir.constants import read_const
-
-        value = read_const(layer)
+        value = self._require_const_reader(layer).read_const(layer)
         self._constants[id(layer)] = value
         return value
 
@@ -549,15 +520,23 @@ class Model(Graph):
 
         Reads no weights except string headers; nothing is allocated.
         """
-        from irrun.ir.constants import const_problem
-
         problems = []
         for layer in self.all_layers():
             if layer.type == "Const":
-                problem = const_problem(layer)
+                problem = self._require_const_reader(layer).const_problem(layer)
                 if problem:
                     problems.append((layer, problem))
         return problems
+
+    def _require_const_reader(self, layer):
+        if self.const_reader is None:
+            raise WeightsError(
+                f"{layer.describe()}: this model was built without a reader for its weights; "
+                "load it with irrun.load to read Consts",
+                file=self.file,
+                line=layer.line,
+            )
+        return self.const_reader
 
     def all_layers(self):
         """Every layer, including those inside sub-graph bodies (depth first, document order)."""
@@ -592,11 +571,6 @@ class Model(Graph):
             f"<Model {self.name!r} ({kind}): {len(self.layers)} layers, "
             f"inputs {[i.name for i in self.inputs]}, outputs {[o.name for o in self.outputs]}>"
         )
-
-    def _repr_html_(self) -> str:
-        from irrun.render.html import model_html
-
-        return model_html(self)
 
     def summary(self) -> dict:
         """A JSON-ready summary (what ``irrun inspect`` prints)."""

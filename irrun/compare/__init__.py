@@ -106,6 +106,7 @@ def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comp
     ...
     """
     from irrun.arrays import load_npz, match_inputs
+    from irrun.execution import run
 
     if not isolate:
         try:
@@ -149,7 +150,7 @@ def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comp
 
     irrun_error = None
     try:
-        model.run(inputs, on_step=record)
+        run(model, inputs, on_step=record)
     except UnsupportedOpError:
         raise
     except ExecutionError as exc:

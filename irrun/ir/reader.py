@@ -16,6 +16,7 @@ from functools import lru_cache
 from irrun.element_types import _BY_PRECISION, from_precision
 from irrun.errors import FragmentError, InputFileError, IRError, IRFormatError, XMLSyntaxError
 from irrun.gc_pause import gc_paused
+from irrun.ir import constants
 from irrun.ir.files import read_regular_file
 from irrun.ir.names import smallest_name, split_names
 from irrun.ir.pieces import PieceFailed
@@ -225,7 +226,7 @@ def _read_net(root, file, blob, pieces=None) -> Model:
             file=file,
             line=_line(root),
         )
-    model = Model(file, root.get("name", ""), version, False, blob)
+    model = Model(file, root.get("name", ""), version, False, blob, constants)
     _read_graph(model, root, fragment=False, pieces=pieces)
     rt_info = (root if pieces is None else pieces.rest()).find("rt_info")
     if rt_info is not None:
@@ -264,7 +265,7 @@ def _read_fragments(root, file, blob) -> list[Model]:
     ids = [_layer_id(element, file) for element in elements]
     name = os.path.basename(file)
     if len(set(ids)) == len(ids):
-        model = Model(file, name, None, True, blob)
+        model = Model(file, name, None, True, blob, constants)
         _read_graph(model, root, fragment=True)
         _name_model_io(model)
         return [model]
@@ -277,7 +278,7 @@ def _read_fragments(root, file, blob) -> list[Model]:
         )
     models = []
     for element in elements:
-        model = Model(file, name, None, True, blob)
+        model = Model(file, name, None, True, blob, constants)
         model.layers.append(_read_layer(model, element, fragment=True))
         model._index()
         _name_model_io(model)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from irrun.ir.graph_order import find_cycle
+from irrun.graph_order import find_cycle
 
 __all__ = ["check_structure"]
 

@@ -1,4 +1,8 @@
-"""Topological order of a graph's layers, iteratively (no recursion limit on long chains)."""
+"""Topological order of a graph's layers, iteratively (no recursion limit on long chains).
+
+Algorithms over the index of :class:`irrun.model.Graph` (its layers by id and its producers);
+they belong to the data model, below the reader and the walks.
+"""
 
 from __future__ import annotations
 
