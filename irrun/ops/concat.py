@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from irrun.ops._values import MAX_ELEMENTS, elements_of
 from irrun.ops.base import (
     Attribute,
     Op,
@@ -40,7 +41,10 @@ class Concat(Op):
             total = sum_dims(axis_dims)
             out = shape_of_dims((*head, total, *tail))
             why = partial(_explain, self.axis, axis_dims, "", total)
-            return [TensorInfo(out, etype, why=why)]
+            info = TensorInfo(out, etype, why=why)
+            if len(head) + len(tail) == 0 and any(i.partial is not None for i in inputs):
+                info.partial = _concatenated_elements(inputs)
+            return [info]
         known = [(i, t.shape) for i, t in enumerate(inputs) if t.shape.rank_is_static]
         if not known:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="inputs of unknown rank")]
@@ -122,6 +126,20 @@ def _same_but_axis(inputs: list[TensorInfo], axis: int):
             return None
         axis_dims.append(dims[axis])
     return head, axis_dims, tail
+
+
+def _concatenated_elements(inputs: list[TensorInfo]) -> tuple | None:
+    """The partial value of a Concat of 1-D tensors (shape arithmetic: ``[batch, -1]``)."""
+    elements = []
+    for info in inputs:
+        known = elements_of(info)
+        if known is None:
+            (size,) = info.shape.dims
+            if not size.is_static or size.value > MAX_ELEMENTS:
+                return None
+            known = (None,) * size.value
+        elements.extend(known)
+    return tuple(elements)
 
 
 def _explain(axis: int, axis_dims: list[Dim], unknown: str, total: Dim) -> str:

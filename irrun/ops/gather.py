@@ -119,7 +119,10 @@ class _Gather(Op):
         # turn this method's variables into cells.)
         why = partial(_explain, data.shape, indices.shape, axis, self.batch_dims, axis_n, batch,
                       head, middle, tail, out)  # fmt: skip
-        return [TensorInfo(out, data.element_type, why=why)]
+        info = TensorInfo(out, data.element_type, why=why)
+        if data.partial is not None and indices.value is not None and r == 1:
+            info.partial = _gathered_elements(data.partial, indices.value)
+        return [info]
 
     def _check_index_values(self, indices, size: Dim, axis):
         value = indices.value
@@ -185,6 +188,17 @@ class Gather8(_Gather):
 
     type, version = "Gather", 8
     out_of_range = "zero"
+
+
+def _gathered_elements(elements: tuple, indices) -> tuple | None:
+    """The partial value of a Gather from a 1-D partial value (``ShapeOf(x)[1]``)."""
+    size = len(elements)
+    picked = []
+    for index in indices.reshape(-1).tolist():
+        if not -size <= index < size:
+            return None
+        picked.append(elements[index])
+    return tuple(picked) if any(e is not None for e in picked) else None
 
 
 def _explain(data, indices, axis, batch_dims, axis_n, batch, head, middle, tail, out) -> str:

@@ -17,7 +17,7 @@ import difflib
 
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
 from irrun.ops.opsets import OPSETS
-from irrun.ops.registry import LATEST_OPSET, first_opset, has_kernel, lookup_layer
+from irrun.ops.registry import LATEST_OPSET, first_opset, has_kernel, lookup_layer, op_key
 from irrun.shape import Shape
 from irrun.text import short_text
 
@@ -220,7 +220,8 @@ def _report_unresolved(layer, resolution, emit) -> None:
     problem = resolution.problem
     trusted = "its declared output dims and precisions are used as they are"
     if problem == "unknown-opset":
-        hint = f'use an existing opset, e.g. version="opset{first_opset(layer.type) or 1}"'
+        newest = _newest_opset_with(layer.type)
+        hint = f'use an existing opset, e.g. version="opset{newest}"'
         emit("unknown-opset", f"{layer.describe()}: version {version!r} is not an opset "
              f"OpenVINO has (opset1 to opset{LATEST_OPSET}); OpenVINO refuses the model",
              layer=layer, hint=hint)  # fmt: skip
@@ -246,6 +247,12 @@ def _report_unresolved(layer, resolution, emit) -> None:
                        f"{f' of opset {version!r}' if layer.version else ''}; not checked, "
                        "declared dims trusted")  # fmt: skip
         emit("unknown-op", message, layer=layer, severity="warning", hint=trusted)
+
+
+def _newest_opset_with(layer_type: str) -> int:
+    key = op_key(layer_type)
+    having = [n for n, table in OPSETS.items() if any(t.lower() == key for t in table)]
+    return max(having) if having else LATEST_OPSET
 
 
 def _all_types() -> list[str]:
