@@ -9,15 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-from irrun.cli.main import main
+
+from tests.helpers.cli import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ir"
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 def test_help_lists_every_command_and_exit_codes():
@@ -114,10 +110,8 @@ def test_execute_prints_and_writes_outputs(tmp_path):
 
 
 def test_execute_refuses_invalid_model_with_exit_1():
-    result = CliRunner().invoke(
-        main, ["execute", str(EXAMPLES / "concat_declared_48.xml"), "--inputs",
-               str(EXAMPLES / "tiny_inputs.npz")],
-    )  # fmt: skip
+    result = invoke("execute", EXAMPLES / "concat_declared_48.xml", "--inputs",
+                    EXAMPLES / "tiny_inputs.npz", catch_exceptions=True)  # fmt: skip
     assert result.exit_code == 1
     assert "8 + 16 + 32 = 56" in result.output
     assert "Traceback" not in result.output
@@ -135,7 +129,7 @@ def test_execute_refuses_invalid_model_with_exit_1():
 def test_unreadable_models_exit_2_without_traceback(tmp_path, content, needle):
     path = tmp_path / "bad.xml"
     path.write_text(content)
-    result = CliRunner().invoke(main, ["inspect", str(path)])
+    result = invoke("inspect", path, catch_exceptions=True)
     assert result.exit_code == 2
     assert "irrun: error:" in result.output and str(path) in result.output
     assert needle in result.output
@@ -143,7 +137,7 @@ def test_unreadable_models_exit_2_without_traceback(tmp_path, content, needle):
 
 
 def test_missing_option_is_a_usage_error():
-    result = CliRunner().invoke(main, ["execute", str(EXAMPLES / "tiny.xml")])
+    result = invoke("execute", EXAMPLES / "tiny.xml", catch_exceptions=True)
     assert result.exit_code == 2
     assert "Missing option '--inputs'" in result.output
 
@@ -184,10 +178,8 @@ def test_execute_dump_writes_every_tensor_by_name(tmp_path):
 
 
 def test_execute_trace_prints_a_line_per_layer():
-    result = CliRunner().invoke(
-        main, ["execute", str(EXAMPLES / "tiny.xml"), "--inputs", str(EXAMPLES / "tiny_inputs.npz"),
-               "--trace"],
-    )  # fmt: skip
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--inputs", EXAMPLES / "tiny_inputs.npz",
+                    "--trace", catch_exceptions=True)  # fmt: skip
     assert result.exit_code == 0
     lines = [line.split() for line in result.stderr.splitlines()]
     assert [(fields[0], fields[1]) for fields in lines] == [

@@ -1,8 +1,7 @@
 """irrun.compare and ``irrun compare``: every tensor of one IR, irrun against OpenVINO's CPU plugin.
 
 The models are built with the OpenVINO Python API and written with ``ov.save_model``, so both
-sides read the very same file. ``main.py`` does not register the command yet, so the CLI tests
-put ``compare_command`` into a group of their own.
+sides read the very same file.
 """
 
 from __future__ import annotations
@@ -11,11 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-import click
 import numpy as np
 import pytest
-from click.testing import CliRunner
-from irrun.cli.compare_cmd import compare_command
 
 import irrun
 import irrun.ops.concat
@@ -28,6 +24,7 @@ from irrun.compare import (
     compare_arrays,
 )
 from irrun.element_types import element_type
+from tests.helpers.cli import invoke
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ir"
 
@@ -96,12 +93,6 @@ def save_inputs(folder: Path, **arrays) -> Path:
     path = folder / "inputs.npz"
     np.savez(path, **arrays)
     return path
-
-
-def invoke(*args):
-    group = click.Group()
-    group.add_command(compare_command)
-    return CliRunner().invoke(group, ["compare", *map(str, args)], catch_exceptions=False)
 
 
 # -- the comparison ------------------------------------------------------------------------------
@@ -259,33 +250,35 @@ def test_ulp_distance_crosses_zero_and_integers_give_exact_differences():
 
 # -- the command line ----------------------------------------------------------------------------
 def test_cli_exits_0_when_every_tensor_matches(chain_xml, tmp_path):
-    result = invoke(chain_xml, "--inputs", save_inputs(tmp_path, x=X))
+    result = invoke("compare", chain_xml, "--inputs", save_inputs(tmp_path, x=X))
     assert result.exit_code == 0, result.output
     assert result.output.count(": match\n") == 3
 
 
 def test_cli_exits_1_when_irrun_and_openvino_disagree(chain_xml, tmp_path, perturbed_concat):
-    result = invoke(chain_xml, "--inputs", save_inputs(tmp_path, x=X), "--format", "json")
+    result = invoke(
+        "compare", chain_xml, "--inputs", save_inputs(tmp_path, x=X), "--format", "json"
+    )
     assert result.exit_code == 1, result.output
     payload = json.loads(result.output)
     assert [t["status"] for t in payload["tensors"]] == ["match", "differs", "downstream"]
 
 
 def test_cli_exits_0_when_only_known_cpu_deviations_differ(negative_gather7_xml, tmp_path):
-    result = invoke(negative_gather7_xml, "--inputs", save_inputs(tmp_path, x=X))
+    result = invoke("compare", negative_gather7_xml, "--inputs", save_inputs(tmp_path, x=X))
     assert result.exit_code == 0, result.output
     assert "known CPU deviation: Gather-7 with negative indices" in result.output
 
 
 def test_cli_exits_2_for_inputs_that_do_not_fit(chain_xml, tmp_path):
-    result = invoke(chain_xml, "--inputs", save_inputs(tmp_path, y=X))
+    result = invoke("compare", chain_xml, "--inputs", save_inputs(tmp_path, y=X))
     assert result.exit_code == 2
     assert "missing: 'x'" in result.output
 
 
 def test_without_openvino_the_cli_says_how_to_install_it_and_exits_2(monkeypatch):
     monkeypatch.setitem(sys.modules, "openvino", None)
-    result = invoke(EXAMPLES / "tiny.xml", "--inputs", EXAMPLES / "tiny_inputs.npz")
+    result = invoke("compare", EXAMPLES / "tiny.xml", "--inputs", EXAMPLES / "tiny_inputs.npz")
     assert result.exit_code == 2
     assert INSTALL_COMMAND == "pip install 'irrun[openvino]'"
     assert INSTALL_COMMAND in result.output and "Traceback" not in result.output

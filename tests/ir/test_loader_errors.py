@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-from irrun.cli.main import main
 
 import irrun
 from irrun.errors import AttributeValueError, MissingAttributeError
+from tests.helpers.cli import invoke, passwd_markers
+from tests.helpers.ir_text import edit, line_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ir"
 TINY = (EXAMPLES / "tiny.xml").read_text()
@@ -34,17 +34,6 @@ def write(tmp_path: Path, text: str | bytes, name: str = "model.xml") -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
-
-
-def edit(text: str, old: str, new: str) -> str:
-    edited = text.replace(old, new, 1)
-    assert edited != text, f"{old!r} not found"
-    return edited
-
-
-def line_of(text: str, needle: str) -> int:
-    """1-based line of the first occurrence of ``needle``."""
-    return text[: text.index(needle)].count("\n") + 1
 
 
 def assert_location(error: irrun.IRError, path: Path, line: int | None = None) -> None:
@@ -63,10 +52,10 @@ def load_error(path: Path, weights=None) -> irrun.IRError:
     return info.value
 
 
-def format_error(tmp_path: Path, old: str, new: str, at: str | int) -> str:
-    """Load TINY with ``old`` replaced by ``new``; assert an ``IRFormatError`` located at the
-    line holding ``at`` (or line ``at``); return its message."""
-    text = edit(TINY, old, new)
+def format_error(tmp_path: Path, old: str, new: str, at: str | int, within=None) -> str:
+    """Load TINY with ``old`` (in layer ``within``) replaced by ``new``; assert an
+    ``IRFormatError`` located at the line holding ``at`` (or line ``at``); return its message."""
+    text = edit(TINY, old, new, within)
     path = write(tmp_path, text)
     error = load_error(path)
     assert type(error) is irrun.IRFormatError
@@ -201,16 +190,6 @@ def test_non_numeric_version(tmp_path, version):
 
 
 # -- DTDs and entities -----------------------------------------------------------------------------
-def _passwd_markers() -> list[str]:
-    markers = ["root:"]
-    try:
-        first = Path("/etc/passwd").read_text().splitlines()[0]
-        markers.append(first)
-    except (OSError, IndexError):
-        pass
-    return markers
-
-
 XXE = (
     '<!DOCTYPE net [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
     '<net name="&xxe;" version="11">\n'
@@ -236,7 +215,7 @@ def test_external_entity_is_refused_and_never_read(tmp_path, text):
     assert isinstance(error, irrun.XMLSyntaxError)
     assert_location(error, path)
     message = str(error)
-    for marker in _passwd_markers():
+    for marker in passwd_markers():
         assert marker not in message
     assert "DOCTYPE" in message or "entity" in message.lower()
 
@@ -267,9 +246,8 @@ def test_billion_laughs_is_refused_quickly(tmp_path, padding):
     "dim", ["5abc", "-5", "1e30", "", "2.5", "0x10", "?x", "99999999999999999999999"]
 )
 def test_port_dim_that_is_not_an_integer(tmp_path, dim):
-    message = format_error(
-        tmp_path, "<dim>2</dim><dim>-1</dim>", f"<dim>{dim}</dim><dim>-1</dim>", f"<dim>{dim}</dim>"
-    )
+    old, new = "<dim>2</dim><dim>-1</dim>", f"<dim>{dim}</dim><dim>-1</dim>"
+    message = format_error(tmp_path, old, new, f"<dim>{dim}</dim>", within="data")
     assert "layer 0 'data' (Parameter) output port 0" in message
     assert f"<dim>{dim}</dim>" in message
 
@@ -277,7 +255,8 @@ def test_port_dim_that_is_not_an_integer(tmp_path, dim):
 def test_very_long_bad_dim_is_shortened_in_the_message(tmp_path):
     dim = "7" * 30 + "x" * 10_000
     path = write(
-        tmp_path, edit(TINY, "<dim>2</dim><dim>-1</dim>", f"<dim>{dim}</dim><dim>-1</dim>")
+        tmp_path,
+        edit(TINY, "<dim>2</dim><dim>-1</dim>", f"<dim>{dim}</dim><dim>-1</dim>", within="data"),
     )
     error = load_error(path)
     assert type(error) is irrun.IRFormatError
@@ -644,17 +623,13 @@ def test_fragment_with_repeated_ids_and_edges_is_ambiguous(tmp_path):
 
 
 # -- the command line ------------------------------------------------------------------------------
-def invoke(*args):
-    return CliRunner().invoke(main, list(map(str, args)))
-
-
 @pytest.mark.parametrize(
     ("text", "words"),
     [
         ('<net version="11"><layers><layer id="0"></layers></net>', "not well-formed"),
         ("", "not well-formed"),
         (edit(TINY, 'version="11"', 'version="7"'), "legacy"),
-        (edit(TINY, "<dim>2</dim><dim>-1</dim>", "<dim>5abc</dim><dim>-1</dim>"), "5abc"),
+        (edit(TINY, "<dim>2</dim><dim>-1</dim>", "<dim>5abc</dim><dim>-1</dim>", "data"), "5abc"),
         (XXE, "DOCTYPE"),
     ],
     ids=["mismatched-tag", "empty", "v7", "bad-dim", "xxe"],

@@ -1,0 +1,7 @@
+"""Helpers shared by the test folders, imported as ``from tests.helpers.cli import invoke``
+(pytest puts the repository root on ``sys.path``; see ``pythonpath`` in pyproject.toml).
+
+- :mod:`tests.helpers.cli`: run the ``irrun`` command in-process or in a fresh interpreter.
+- :mod:`tests.helpers.ir_text`: write IR XML text, find lines in it, edit it.
+- :mod:`tests.helpers.openvino_oracle`: OpenVINO as the oracle for op tests.
+"""
