@@ -1,0 +1,257 @@
+"""What the Reduce* ops share: inputs ``data`` and ``axes``, attribute ``keep_dims``, the shape
+rule, and axes normalisation for the kernels.
+
+Shape rule (OpenVINO's ``reduce_shape_inference.hpp``, checked with 2026.4.1):
+
+- ``axes`` is a scalar or 1-D tensor of any integer type (``index-type`` otherwise; a rank
+  that cannot be 0 or 1 is ``input-rank``). Its values may repeat and be negative; each must lie
+  in ``[-r, r-1]`` with ``r = max(rank(data), 1)`` (a scalar takes axes 0 and -1); an empty
+  ``axes`` reduces nothing.
+- ``keep_dims`` (default false) sets reduced dims to 1, else removes them. A scalar with
+  ``keep_dims`` and any axis is refused by OpenVINO (its shape code reads past the end).
+- When ``axes`` is not a constant (or ``data`` has a dynamic rank): with ``keep_dims`` every
+  dim is ``?`` (rank kept); without, the rank is ``rank(data) - 1`` when ``axes`` is known to
+  hold exactly one element, else dynamic.
+- A constant axis out of range on data of dynamic rank is accepted by OpenVINO (irrun too).
+
+Arithmetic reductions take any numeric type (not boolean); the logical ones boolean only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._values import elements_of, info_of_elements
+from irrun.ops.base import Attribute, Op, TensorInfo
+from irrun.shape import Dim, Shape, shape_of_dims, static_dim
+
+__all__ = [
+    "Reduction",
+    "reduction_axes",
+    "float_sum",
+    "accumulator",
+    "product_of_elements",
+    "sum_of_elements",
+]
+
+_INT64_MAX = 2**63 - 1
+_ONE = static_dim(1)
+
+
+class Reduction(Op):
+    """Base of ReduceSum, ReduceMean, ... : subclasses set ``type``, ``version``, ``logical``
+    and implement :meth:`reduce` (and may set ``combine`` for partial values)."""
+
+    inputs = (2, 2)
+    attributes = (Attribute("keep_dims", "bool", False),)
+    #: True for ReduceLogicalAnd/Or (boolean data), False for the arithmetic ones.
+    logical = False
+    #: ``combine(elements) -> element`` for a rank-1 integer partial value reduced over axis 0
+    #: (ReduceSum, ReduceProd), or ``None``.
+    combine = None
+
+    def infer(self, inputs):
+        """The shape rule of the module docstring."""
+        data, axes = inputs
+        if not self._check_types(data, axes):
+            return None
+        axes_dims = axes.shape.dims
+        if axes_dims is not None and len(axes_dims) > 1:
+            self.context.error(
+                "input-rank",
+                f"{self.describe()}: axes must be a scalar or 1-D, but its shape is {axes.shape}",
+                port=self.input_port(1),
+                hint="Reshape the axes to 1-D",
+            )
+            return None
+        etype = data.element_type
+        elements = elements_of(axes)
+        constant = elements is not None and all(isinstance(e, int) for e in elements)
+        rank = data.shape.rank
+        if rank is None or not constant:
+            return [TensorInfo(self._unknown_axes_shape(data, axes), etype,
+                               why="the axes are not a constant")]  # fmt: skip
+        normalised = self._normalise(elements, rank)
+        if normalised is None:
+            return None
+        dims = data.shape.dims
+        if self.keep_dims:
+            out = tuple(_ONE if i in normalised else d for i, d in enumerate(dims))
+        else:
+            out = tuple(d for i, d in enumerate(dims) if i not in normalised)
+        shape = shape_of_dims(out)
+        why = f"data {data.shape} reduced over axes {sorted(normalised)}" + (
+            " (kept as 1)" if self.keep_dims else ""
+        )
+        if data.partial is not None and rank == 1 and data.value is None:
+            return [self._partial_result(data, normalised, shape, why)]
+        return [TensorInfo(shape, etype, why=why)]
+
+    def _check_types(self, data: TensorInfo, axes: TensorInfo) -> bool:
+        etype = data.element_type
+        if etype.name != "dynamic":
+            if self.logical and etype.name != "boolean":
+                self.context.error(
+                    "input-type",
+                    f"{self.describe()}: data must be boolean, but it is {etype}",
+                    port=self.input_port(0),
+                    hint="compare the data with a Const (NotEqual 0) to get a boolean tensor",
+                )
+                return False
+            if not self.logical and etype.kind not in ("float", "int", "uint"):
+                self.context.error(
+                    "input-type",
+                    f"{self.describe()}: data must be a number type, but it is {etype}",
+                    port=self.input_port(0),
+                    hint="insert a Convert to a number type (f32, i32, ...) before the data",
+                )
+                return False
+        axes_type = axes.element_type
+        if axes_type.name != "dynamic" and not axes_type.is_integer:
+            self.context.error(
+                "index-type",
+                f"{self.describe()}: axes must be an integer type, but input 1 is {axes_type}",
+                port=self.input_port(1),
+                hint="make the axes an i64 (or i32) Const",
+            )
+            return False
+        return True
+
+    def _unknown_axes_shape(self, data: TensorInfo, axes: TensorInfo) -> Shape:
+        rank = data.shape.rank
+        if rank is None:
+            return Shape.dynamic_rank()
+        if self.keep_dims:
+            return Shape([Dim.dynamic()] * rank)
+        axes_shape = axes.shape
+        if axes_shape.is_static and axes_shape.element_count() == 1:
+            return Shape([Dim.dynamic()] * max(rank - 1, 0))
+        return Shape.dynamic_rank()
+
+    def _normalise(self, axes, rank: int) -> set | None:
+        r = max(rank, 1)
+        result = set()
+        for axis in axes:
+            if not -r <= axis < r:
+                self.context.error(
+                    "axis-range",
+                    f"{self.describe()}: axis {axis} of axes {list(axes)} is out of the range "
+                    f"[{-r}, {r - 1}] allowed for data of rank {rank}",
+                    port=self.input_port(1),
+                    hint=f"use axes between {-r} and {r - 1}",
+                )
+                return None
+            result.add(axis + r if axis < 0 else axis)
+        if rank == 0:
+            if self.keep_dims and result:
+                self.context.error(
+                    "axis-range",
+                    f"{self.describe()}: data is a scalar, which has no dimension {list(axes)} "
+                    "to keep (keep_dims=true); OpenVINO fails on it",
+                    port=self.input_port(1),
+                    hint="set keep_dims to false or give empty axes",
+                )
+                return None
+            return set()
+        return result
+
+    def _partial_result(self, data, normalised, shape, why) -> TensorInfo:
+        elements = data.partial
+        if not normalised:
+            result = elements
+        elif self.combine is None:
+            result = None
+        else:
+            result = (self.combine(elements),)
+        return info_of_elements(result, data.element_type, shape, why)
+
+    # -- running ----------------------------------------------------------------------------
+    def evaluate(self, inputs):
+        """:meth:`reduce` over the normalised axes, in the data's dtype."""
+        data, axes = inputs
+        normalised = reduction_axes(axes, data.ndim)
+        result = self.reduce(data, normalised, bool(self.keep_dims))
+        return [np.asarray(result).astype(data.dtype, copy=False)]
+
+    def reduce(self, data: np.ndarray, axes: tuple, keep_dims: bool) -> np.ndarray:
+        """The reduction of ``data`` over ``axes`` (normalised, unique)."""
+        raise NotImplementedError
+
+
+def reduction_axes(axes, rank: int) -> tuple:
+    """Axes values (an array) normalised for data of ``rank``: unique, sorted, ``()`` for a
+    scalar (whose only axes, 0 and -1, reduce nothing)."""
+    if rank == 0:
+        return ()
+    values = {int(a) + rank if int(a) < 0 else int(a) for a in np.asarray(axes).reshape(-1)}
+    bad = [a for a in values if not 0 <= a < rank]
+    if bad:
+        raise ValueError(f"axis {bad[0]} is out of range for data of rank {rank}")
+    return tuple(sorted(values))
+
+
+def accumulator(dtype) -> np.dtype:
+    """The dtype a sum of ``dtype`` elements is accumulated in: float64 for every float type
+    (OpenVINO's reference uses Kahan summation in the element type, whose result is the sum
+    correctly rounded in nearly every case; a float64 sum rounded once gives the same), the
+    type itself for integers (wrapping on overflow, as the C++ reference does)."""
+    dtype = np.dtype(dtype)
+    return dtype if dtype.kind in "iub" else np.dtype(np.float64)
+
+
+def float_sum(data: np.ndarray, axes: tuple, keep_dims: bool) -> np.ndarray:
+    """The sum over ``axes`` accumulated in :func:`accumulator`'s dtype, in the data's dtype."""
+    total = np.sum(data, axis=axes, keepdims=keep_dims, dtype=accumulator(data.dtype))
+    return np.asarray(total).astype(data.dtype, copy=False)
+
+
+def product_of_elements(elements):
+    """The product of partial-value elements (ReduceProd of a shape: the size of flattened
+    dims): exact for ints, an interval for non-negative ints and Dims, else unknown."""
+    return _fold_elements(elements, 1, lambda a, b: a * b)
+
+
+def sum_of_elements(elements):
+    """The sum of partial-value elements: exact for ints, an interval for non-negative ints
+    and Dims, else unknown."""
+    return _fold_elements(elements, 0, lambda a, b: a + b)
+
+
+def _fold_elements(elements, start: int, operation):
+    if all(isinstance(e, int) for e in elements):
+        total = start
+        for element in elements:
+            total = operation(total, element)
+        return total
+    if any(e is None or (isinstance(e, int) and e < 0) for e in elements):
+        return None  # an unknown or negative element: a bound cannot be told
+    total = static_dim(start)
+    for element in elements:
+        total = operation(total, element if isinstance(element, Dim) else static_dim(element))
+    if total.upper is not None and total.upper > _INT64_MAX:  # OpenVINO's bounds saturate
+        total = Dim(min(total.lower, _INT64_MAX), None)
+    return total.lower if total.is_static else total
+
+
+def extreme(data: np.ndarray, axes: tuple, keep_dims: bool, largest: bool) -> np.ndarray:
+    """ReduceMax (``largest``) or ReduceMin as OpenVINO's reference computes it: from the
+    type's lowest (largest) value, skipping NaN (``std::max(out, x)`` keeps ``out`` when ``x``
+    is NaN)."""
+    import ml_dtypes
+
+    dtype = data.dtype
+    if dtype.kind == "V":  # ml_dtypes types: run on a native type that holds them exactly
+        wide = data.astype(np.float32 if "float" in dtype.name else np.int64)
+        limits = ml_dtypes.finfo(dtype) if "float" in dtype.name else ml_dtypes.iinfo(dtype)
+    else:
+        wide = data
+        limits = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype)
+    floating = wide.dtype.kind == "f"
+    if largest:
+        start = -limits.max if floating else limits.min
+        operation = np.fmax if floating else np.maximum
+    else:
+        start = limits.max
+        operation = np.fmin if floating else np.minimum
+    result = operation.reduce(wide, axis=axes, keepdims=keep_dims, initial=start)
+    return np.asarray(result).astype(dtype, copy=False)

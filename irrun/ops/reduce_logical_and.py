@@ -1,0 +1,22 @@
+"""ReduceLogicalAnd-1: true where every element of boolean ``data`` over ``axes`` is true
+(shape rule: :mod:`irrun.ops._reduce`; data must be boolean). An empty reduction gives true.
+Exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._reduce import Reduction
+from irrun.ops.registry import register
+
+
+@register
+class ReduceLogicalAnd(Reduction):
+    """ReduceLogicalAnd-1."""
+
+    type, version = "ReduceLogicalAnd", 1
+    logical = True
+
+    def reduce(self, data, axes, keep_dims):
+        return np.all(data, axis=axes, keepdims=keep_dims)
