@@ -1,5 +1,4 @@
-"""Fixtures shared by every test folder (the folders have no ``__init__.py`` and are imported
-with ``--import-mode=importlib``, so shared helpers are fixtures)."""
+"""Fixtures shared by every test folder; plain helper functions are in ``tests/helpers``."""
 
 from __future__ import annotations
 

@@ -5,135 +5,52 @@ exit code (2 unusable input or usage, 1 the model has problems, 0 ok, never 3), 
 naming the file (and the line and layer where there is one), no traceback, bounded time and
 memory, and never the contents of a file irrun was tricked into opening.
 
-Helpers are fixtures (session-scoped, so hypothesis tests may use them too) because the test
-folder has no ``__init__.py`` and is imported with ``--import-mode=importlib``.
+The helpers (running irrun, checking its answer, finding lines) live in ``tests/helpers``;
+the fixtures below hand them to the tests under the names these tests use (session-scoped, so
+hypothesis tests may use them too).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
-import textwrap
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from irrun.cli.main import main
+
+from tests.helpers import cli, ir_text
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ir"
 GiB = 1 << 30
 
 
-@dataclass
-class Outcome:
-    """What one irrun command did: exit code, everything it printed, how long it took."""
-
-    exit_code: int
-    output: str
-    seconds: float
-    exception: BaseException | None = None
-
-
-def _invoke(*args) -> Outcome:
-    runner = CliRunner()
-    start = time.perf_counter()
-    result = runner.invoke(main, [str(a) for a in args], catch_exceptions=True)
-    seconds = time.perf_counter() - start
-    exception = result.exception if not isinstance(result.exception, SystemExit) else None
-    return Outcome(result.exit_code, result.output, seconds, exception)
-
-
-def _isolated(*args, limit_as: int | None = None, timeout: float = 60, cwd=None, env=None):
-    """Run ``irrun ARGS`` in a fresh interpreter, optionally under ``RLIMIT_AS``.
-
-    Raises ``subprocess.TimeoutExpired`` (failing the test) if it does not finish in time.
-    """
-    code = textwrap.dedent(
-        f"""
-        import resource
-        limit = {limit_as!r}
-        if limit:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        from irrun.cli.main import main
-        main(args={[str(a) for a in args]!r}, prog_name="irrun")
-        """
-    )
-    environment = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    environment.pop("IRRUN_DEBUG", None)
-    environment.update(env or {})
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        timeout=timeout,
-        cwd=cwd,
-        env=environment,
-    )
-    seconds = time.perf_counter() - start
-    output = (done.stdout + done.stderr).decode("utf-8", errors="replace")
-    return Outcome(done.returncode, output, seconds)
-
-
-def _expect(outcome: Outcome, code: int, *needles, max_chars: int = 10_000) -> str:
-    """Check an outcome: exit code, no traceback, short, and every needle in the output."""
-    text = outcome.output
-    assert outcome.exception is None, f"uncaught {outcome.exception!r}\n{text[:2000]}"
-    assert "Traceback" not in text, text[:3000]
-    assert "internal error" not in text, text[:2000]
-    assert outcome.exit_code == code, f"exit {outcome.exit_code}, expected {code}:\n{text[:2000]}"
-    assert len(text) < max_chars, f"{len(text):,} characters of output:\n{text[:500]}"
-    for needle in needles:
-        assert str(needle) in text, f"{needle!r} not in:\n{text[:2000]}"
-    return text
-
-
-def _line_of(text: str, needle: str) -> int:
-    """1-based line of the first occurrence of ``needle`` in ``text``."""
-    return text[: text.index(needle)].count("\n") + 1
-
-
-def _passwd_markers() -> list[str]:
-    """Strings that would show that /etc/passwd leaked into irrun's output."""
-    markers = ["root:x:", "/bin/bash", "/usr/sbin/nologin", "daemon:"]
-    try:
-        lines = Path("/etc/passwd").read_text().splitlines()
-    except OSError:
-        return markers
-    return markers + [line for line in lines[:5] if len(line) > 8]
-
-
 @pytest.fixture(scope="session")
 def invoke():
-    """``invoke(*args)``: run ``irrun ARGS`` in-process with CliRunner; an :class:`Outcome`."""
-    return _invoke
+    """``invoke(*args)``: run ``irrun ARGS`` in-process with CliRunner; an ``Outcome``."""
+    return cli.outcome
 
 
 @pytest.fixture(scope="session")
 def isolated():
     """``isolated(*args, limit_as=None, timeout=60, cwd=None, env=None)``: irrun in a subprocess."""
-    return _isolated
+    return cli.isolated
 
 
 @pytest.fixture(scope="session")
 def expect():
     """``expect(outcome, code, *needles, max_chars=10_000)``: the clean-answer assertions."""
-    return _expect
+    return cli.expect
 
 
 @pytest.fixture(scope="session")
 def line_of():
-    return _line_of
+    return ir_text.line_of
 
 
 @pytest.fixture(scope="session")
 def passwd_markers():
-    return _passwd_markers()
+    return cli.passwd_markers()
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import irrun
+from tests.helpers.ir_text import dims
 
 BAD_NUMBERS = ["1e30", "5abc", "99999999999999999999999", "1.5", "0x10", "", " "]
 HUGE_DIGITS = "9" * 5000  # beyond Python's 4300-digit int() limit
@@ -133,14 +134,10 @@ def test_non_ascii_digit_port_id_is_refused(tiny, tiny_text, invoke, expect):
 # -- shapes whose size cannot be allocated -----------------------------------------------------
 def _huge_parameter_model(tiny, tiny_text, rows: int, columns: int):
     """tiny with data declared [rows, columns] and every port's dims consistent with it."""
-
-    def dims(*values):
-        return "".join(f"<dim>{v}</dim>" for v in values)
-
     text = tiny_text.replace('shape="2,?"', f'shape="{rows},{columns}"')
-    text = text.replace(f'names="data">{dims(2, -1)}', f'names="data">{dims(rows, columns)}')
-    text = text.replace(f'names="picked">{dims(2, 2)}', f'names="picked">{dims(rows, 2)}')
-    text = text.replace(f'names="out">{dims(2, -1)}', f'names="out">{dims(rows, columns + 2)}')
+    text = text.replace(f'names="data">{dims([2, -1])}', f'names="data">{dims([rows, columns])}')
+    text = text.replace(f'names="picked">{dims([2, 2])}', f'names="picked">{dims([rows, 2])}')
+    text = text.replace(f'names="out">{dims([2, -1])}', f'names="out">{dims([rows, columns + 2])}')
     tiny.write_text(text)
 
 

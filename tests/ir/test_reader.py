@@ -7,15 +7,9 @@ import numpy as np
 import pytest
 
 import irrun
+from tests.helpers.ir_text import net
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ir"
-
-
-def net(layers: str, edges: str = "", version: int = 11) -> str:
-    return (
-        f'<?xml version="1.0"?>\n<net name="t" version="{version}">\n<layers>\n{layers}\n'
-        f"</layers>\n<edges>\n{edges}\n</edges>\n</net>\n"
-    )
 
 
 PARAM = """<layer id="0" name="x" type="Parameter" version="opset1">

@@ -7,14 +7,13 @@ import shutil
 import sys
 from pathlib import Path
 
-import click
 import pytest
-from click.testing import CliRunner
-from irrun.cli.graph_cmd import graph_command
 from lxml import etree
 
 import irrun
 from irrun.render.draw import ERROR_FILL, WARNING_FILL, choose_engine, draw
+from tests.helpers.cli import invoke
+from tests.helpers.ir_text import net, parameter
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ir"
@@ -40,29 +39,9 @@ ENGINES = ["matplotlib", pytest.param("graphviz", marks=needs_dot)]
 
 
 # -- models ------------------------------------------------------------------------------------
-def _parameter(layer_id, name, dims):
-    shape = ",".join(map(str, dims))
-    port = "".join(f"<dim>{d}</dim>" for d in dims)
-    return (
-        f'<layer id="{layer_id}" name="{name}" type="Parameter" version="opset1">'
-        f'<data shape="{shape}" element_type="f32"/>'
-        f'<output><port id="0" precision="FP32">{port}</port></output></layer>'
-    )
-
-
-def _net(name, layers, edges):
-    edges = "".join(
-        f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
-        for a, b, c, d in edges
-    )
-    name = html.escape(name, quote=True)
-    body = f"<layers>{''.join(layers)}</layers><edges>{edges}</edges>"
-    return f'<net name="{name}" version="11">{body}</net>'
-
-
 def _chain(length):
     """x -> relu1 -> ... -> reluN -> out (Relu is an op irrun trusts: a warning each)."""
-    layers = [_parameter(0, "x", [4])]
+    layers = [parameter(0, "x", [4])]
     edges = []
     for index in range(1, length + 1):
         layers.append(
@@ -76,7 +55,7 @@ def _chain(length):
         '<input><port id="0"><dim>4</dim></port></input></layer>'
     )
     edges.append((length, 1, length + 1, 0))
-    return irrun.load(_net("chain", layers, edges))
+    return irrun.load(net(layers, edges, name="chain"))
 
 
 LONG_NAME = "very/long/" * 20
@@ -95,8 +74,8 @@ def _awkward():
     attr = [html.escape(n, quote=True).replace("\n", "&#10;") for n in AWKWARD_NAMES]
     dims = "<dim>2</dim><dim>3</dim>"
     layers = [
-        _parameter(0, attr[0], [2, 3]),
-        _parameter(1, attr[1], [2, 3]),
+        parameter(0, attr[0], [2, 3]),
+        parameter(1, attr[1], [2, 3]),
         f'<layer id="2" name="{attr[2]}" type="Concat" version="opset1"><data axis="0"/>'
         f'<input><port id="0">{dims}</port><port id="1">{dims}</port><port id="2">{dims}</port>'
         '</input><output><port id="3" precision="FP32"><dim>6</dim><dim>3</dim></port></output>'
@@ -108,7 +87,7 @@ def _awkward():
         "<dim>3</dim></port></input></layer>",
     ]
     edges = [(0, 0, 2, 0), (1, 0, 2, 1), (0, 0, 2, 2), (2, 3, 3, 0), (3, 1, 4, 0)]
-    return irrun.load(_net('we"ird<', layers, edges))
+    return irrun.load(net(layers, edges, name='we"ird<'))
 
 
 def _cycle():
@@ -120,7 +99,7 @@ def _cycle():
         f"<output>{port.format(2)}</output></layer>"
     )
     layers = [
-        _parameter(0, "p", [2]),
+        parameter(0, "p", [2]),
         concat.format(1, "a"),
         concat.format(2, "b"),
         '<layer id="3" name="self" type="Relu" version="opset1"><input><port id="0"><dim>2</dim>'
@@ -129,7 +108,7 @@ def _cycle():
         "</port></input></layer>",
     ]
     edges = [(0, 0, 1, 0), (2, 2, 1, 1), (1, 2, 2, 0), (3, 1, 2, 1), (3, 1, 3, 0), (1, 2, 4, 0)]
-    return irrun.load(_net("cycle", layers, edges))
+    return irrun.load(net(layers, edges, name="cycle"))
 
 
 @pytest.fixture
@@ -219,7 +198,7 @@ def test_layers_are_ranked_by_topological_generation(tiny):
 def test_constants_sit_just_above_their_consumer():
     # x -> relu1 -> relu2 -> concat(relu2, const) : the Const goes beside relu2, not at the top.
     layers = [
-        _parameter(0, "x", [2]),
+        parameter(0, "x", [2]),
         '<layer id="1" name="relu1" type="Relu" version="opset1"><input><port id="0"><dim>2</dim>'
         '</port></input><output><port id="1" precision="FP32"><dim>2</dim></port></output></layer>',
         '<layer id="2" name="relu2" type="Relu" version="opset1"><input><port id="0"><dim>2</dim>'
@@ -234,7 +213,7 @@ def test_constants_sit_just_above_their_consumer():
         "</port></input></layer>",
     ]
     edges = [(0, 0, 1, 0), (1, 1, 2, 0), (2, 1, 4, 0), (3, 0, 4, 1), (4, 2, 5, 0)]
-    dot = draw(irrun.load(_net("late", layers, edges)), format="dot")
+    dot = draw(irrun.load(net(layers, edges, name="late")), format="dot")
     ranks = [re.findall(r'"(L\d+)" \[', block) for block in dot.split("{ rank=same;")[1:]]
     assert ranks[2] == ["L2", "L3"]
 
@@ -457,23 +436,11 @@ def test_asking_for_a_missing_engine_says_what_is_missing(tiny, monkeypatch):
 
 
 # -- irrun graph -------------------------------------------------------------------------------
-@click.group()
-def cli():
-    """The graph command on its own group (the real one registers it in cli/main.py)."""
-
-
-cli.add_command(graph_command)
-
-
-def invoke(*args):
-    return CliRunner().invoke(cli, ["graph", *map(str, args)], catch_exceptions=False)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("extension", ["svg", "png", "dot"])
 def test_graph_command_writes_each_format(tmp_path, engine, extension):
     target = tmp_path / f"tiny.{extension}"
-    result = invoke(TINY, "-o", target, "--engine", engine)
+    result = invoke("graph", TINY, "-o", target, "--engine", engine)
     assert result.exit_code == 0, result.output
     data = target.read_bytes()
     if extension == "png":
@@ -488,7 +455,7 @@ def test_graph_command_writes_each_format(tmp_path, engine, extension):
 
 def test_graph_command_highlights_problems_and_still_exits_0(tmp_path):
     target = tmp_path / "broken.dot"
-    result = invoke(EXAMPLES / "concat_declared_48.xml", "-o", target)
+    result = invoke("graph", EXAMPLES / "concat_declared_48.xml", "-o", target)
     assert result.exit_code == 0
     assert "1 error, 0 warnings" in result.output
     assert ERROR_FILL in target.read_text()
@@ -496,13 +463,13 @@ def test_graph_command_highlights_problems_and_still_exits_0(tmp_path):
 
 def test_graph_command_no_validate_draws_declared_shapes(tmp_path):
     target = tmp_path / "tiny.dot"
-    assert invoke(TINY, "-o", target, "--no-validate").exit_code == 0
+    assert invoke("graph", TINY, "-o", target, "--no-validate").exit_code == 0
     assert _dot_nodes(target.read_text())["L4"][0] == ["cat", "Concat-1", "f32 [2,?]"]
 
 
 def test_graph_command_around(tmp_path):
     target = tmp_path / "part.dot"
-    result = invoke(TINY, "-o", target, "--around", "cat", "--radius", "1")
+    result = invoke("graph", TINY, "-o", target, "--around", "cat", "--radius", "1")
     assert result.exit_code == 0
     assert result.output == f"wrote {target} (around 'cat')\n"
     names = {lines[0] for lines, _ in _dot_nodes(target.read_text()).values()}
@@ -510,39 +477,39 @@ def test_graph_command_around(tmp_path):
 
 
 def test_graph_command_usage_errors_exit_2(tmp_path):
-    result = invoke(TINY, "-o", tmp_path / "g.svg", "--around", "gg")
+    result = invoke("graph", TINY, "-o", tmp_path / "g.svg", "--around", "gg")
     assert result.exit_code == 2 and "did you mean 'g'?" in result.output
-    result = invoke(TINY, "-o", tmp_path / "g.pdf")
+    result = invoke("graph", TINY, "-o", tmp_path / "g.pdf")
     assert result.exit_code == 2 and "name the file .svg, .png or .dot" in result.output
-    result = invoke(TINY, "-o", tmp_path / "missing" / "g.svg")
+    result = invoke("graph", TINY, "-o", tmp_path / "missing" / "g.svg")
     assert result.exit_code == 2 and "cannot write" in result.output
-    result = invoke(EXAMPLES / "missing.xml", "-o", tmp_path / "g.svg")
+    result = invoke("graph", EXAMPLES / "missing.xml", "-o", tmp_path / "g.svg")
     assert result.exit_code == 2 and "does not exist" in result.output
     assert not any(tmp_path.iterdir())
 
 
 def test_graph_command_chooses_a_snippet(tmp_path):
     spec = EXAMPLES / "concat_spec_examples.xml"
-    result = invoke(spec, "-o", tmp_path / "g.dot")
+    result = invoke("graph", spec, "-o", tmp_path / "g.dot")
     assert result.exit_code == 2 and "holds 2 separate snippets; choose one with --snippet N" in (
         result.output
     )
-    assert invoke(spec, "-o", tmp_path / "g.dot", "--snippet", "2").exit_code == 0
+    assert invoke("graph", spec, "-o", tmp_path / "g.dot", "--snippet", "2").exit_code == 0
     assert "1:in2" in (tmp_path / "g.dot").read_text()
-    assert invoke(spec, "-o", tmp_path / "g.dot", "--snippet", "3").exit_code == 2
+    assert invoke("graph", spec, "-o", tmp_path / "g.dot", "--snippet", "3").exit_code == 2
 
 
 def test_graph_command_without_an_engine_says_how_to_install_one(tmp_path, monkeypatch):
     _hide(monkeypatch, "graphviz", "matplotlib", "matplotlib.figure")
-    result = invoke(TINY, "-o", tmp_path / "g.svg")
+    result = invoke("graph", TINY, "-o", tmp_path / "g.svg")
     assert result.exit_code == 2
     assert "pip install 'irrun[draw]'" in result.output
     assert "Traceback" not in result.output
-    assert invoke(TINY, "-o", tmp_path / "g.dot").exit_code == 0
+    assert invoke("graph", TINY, "-o", tmp_path / "g.dot").exit_code == 0
 
 
 def test_graph_command_has_complete_help():
-    result = invoke("--help")
+    result = invoke("graph", "--help")
     assert result.exit_code == 0
     for option in ("MODEL.xml", "--weights", "--output", "--around", "--radius", "--no-validate",
                    "--engine", "--snippet", "pip install 'irrun[draw]'"):  # fmt: skip

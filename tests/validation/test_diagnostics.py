@@ -17,143 +17,11 @@ import openvino as ov
 import pytest
 
 import irrun
-from irrun.element_types import element_type, from_numpy_dtype
 from irrun.validation.diagnostics import CODES
-
-
-# -- a tiny IR writer ---------------------------------------------------------------------------
-def _dims(dims) -> str:
-    return "".join(f"<dim>{d}</dim>" for d in dims)
-
-
-def _port_dims(shape: str) -> list[int]:
-    if shape in ("", "..."):
-        return []
-    return [-1 if ("?" in d or ".." in d) else int(d) for d in shape.split(",")]
-
-
-class Net:
-    """Writes IR v11 the way OpenVINO does (one port per line, inputs numbered before outputs).
-
-    Each builder method returns a reference ``(layer id, port id, dims, precision)`` to the
-    output it made; consumers copy the producer's dims and precision onto their input port,
-    so every edge of a freshly built net is consistent. ``blob`` holds the .bin bytes.
-    """
-
-    def __init__(self):
-        self.layers: list[str] = []
-        self.edges: list[tuple[int, int, int, int]] = []
-        self.blob = bytearray()
-
-    def _id(self) -> int:
-        return len(self.layers)
-
-    def param(self, name, shape, etype="f32"):
-        i, p = self._id(), element_type(etype).precision
-        self.layers.append(
-            f'    <layer id="{i}" name="{name}" type="Parameter" version="opset1">\n'
-            f'      <data shape="{shape}" element_type="{etype}"/>\n'
-            "      <output>\n"
-            f'        <port id="0" precision="{p}" names="{name}">'
-            f"{_dims(_port_dims(shape))}</port>\n"
-            "      </output>\n"
-            "    </layer>\n"
-        )
-        return (i, 0, _port_dims(shape), p)
-
-    def const(self, name, values):
-        values = np.asarray(values)
-        i, etype = self._id(), from_numpy_dtype(values.dtype)
-        raw = values.tobytes()
-        offset = len(self.blob)
-        self.blob += raw
-        shape = ", ".join(map(str, values.shape))
-        self.layers.append(
-            f'    <layer id="{i}" name="{name}" type="Const" version="opset1">\n'
-            f'      <data element_type="{etype.name}" shape="{shape}" offset="{offset}" '
-            f'size="{len(raw)}"/>\n'
-            "      <output>\n"
-            f'        <port id="0" precision="{etype.precision}" names="{name}">'
-            f"{_dims(values.shape)}</port>\n"
-            "      </output>\n"
-            "    </layer>\n"
-        )
-        return (i, 0, list(values.shape), etype.precision)
-
-    def op(self, name, op_type, version, data, inputs, out_dims, precision=None):
-        i = self._id()
-        text = [f'    <layer id="{i}" name="{name}" type="{op_type}" version="{version}">\n']
-        if data is not None:
-            attrs = " ".join(f'{k}="{v}"' for k, v in data.items())
-            text.append(f"      <data {attrs}/>\n")
-        text.append("      <input>\n")
-        for k, (src, src_port, dims, prec) in enumerate(inputs):
-            text.append(f'        <port id="{k}" precision="{prec}">{_dims(dims)}</port>\n')
-            self.edges.append((src, src_port, i, k))
-        text.append("      </input>\n      <output>\n")
-        precision = precision or inputs[0][3]
-        out = len(inputs)
-        text.append(
-            f'        <port id="{out}" precision="{precision}" names="{name}">'
-            f"{_dims(out_dims)}</port>\n"
-        )
-        text.append("      </output>\n    </layer>\n")
-        self.layers.append("".join(text))
-        return (i, out, list(out_dims), precision)
-
-    def result(self, ref, name=None):
-        i = self._id()
-        src, src_port, dims, prec = ref
-        self.layers.append(
-            f'    <layer id="{i}" name="{name or f"out{i}"}" type="Result" version="opset1">\n'
-            "      <input>\n"
-            f'        <port id="0" precision="{prec}">{_dims(dims)}</port>\n'
-            "      </input>\n"
-            "    </layer>\n"
-        )
-        self.edges.append((src, src_port, i, 0))
-        return i
-
-    def text(self) -> str:
-        edges = "".join(
-            f'    <edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>\n'
-            for a, b, c, d in self.edges
-        )
-        return (
-            '<?xml version="1.0"?>\n<net name="net" version="11">\n  <layers>\n'
-            + "".join(self.layers)
-            + "  </layers>\n  <edges>\n"
-            + edges
-            + "  </edges>\n</net>\n"
-        )
+from tests.helpers.ir_text import Net, edit, line_of
 
 
 # -- helpers ------------------------------------------------------------------------------------
-def _segment(text: str, within: str | None) -> tuple[int, int]:
-    """The character range of the layer named ``within`` (or the whole text)."""
-    if within is None:
-        return 0, len(text)
-    start = text.index(f'name="{within}"')
-    start = text.rindex("<layer ", 0, start)
-    return start, text.index("</layer>", start)
-
-
-def line_of(text: str, needle: str, within: str | None = None) -> int:
-    """1-based line of the only occurrence of ``needle`` (inside layer ``within``)."""
-    start, end = _segment(text, within)
-    segment = text[start:end]
-    assert segment.count(needle) == 1, f"{needle!r} occurs {segment.count(needle)} times"
-    return text.count("\n", 0, start + segment.index(needle)) + 1
-
-
-def mutate(text: str, old: str, new: str, within: str | None = None) -> str:
-    """Replace the only occurrence of ``old`` (inside layer ``within``) by ``new``."""
-    start, end = _segment(text, within)
-    segment = text[start:end]
-    assert segment.count(old) == 1, f"{old!r} occurs {segment.count(old)} times"
-    return text[:start] + segment.replace(old, new) + text[end:]
-
-
 def check(text: str, blob=b"") -> irrun.Report:
     weights = None if blob is None else bytes(blob)
     return irrun.load(text, weights=weights).validate()
@@ -266,7 +134,7 @@ def test_concat_declared_sum_mismatch_shows_the_arithmetic():
 
 
 def test_concat_missing_axis():
-    text = mutate(concat3().text(), '<data axis="1"/>', "<data/>", within="cat")
+    text = edit(concat3().text(), '<data axis="1"/>', "<data/>", within="cat")
     report = check(text)
     # One error at the <data> line: irrun does not go on to infer from the default axis 0
     # that OpenVINO would silently take (which would add an input-dims error for these inputs).
@@ -278,7 +146,7 @@ def test_concat_missing_axis():
 
 @pytest.mark.parametrize("axis", [2, -3, 17])
 def test_concat_axis_out_of_range(axis):
-    text = mutate(concat3().text(), '<data axis="1"/>', f'<data axis="{axis}"/>', within="cat")
+    text = edit(concat3().text(), '<data axis="1"/>', f'<data axis="{axis}"/>', within="cat")
     d = assert_single(check(text), "axis-range")
     assert_diag(d, "axis-range", line=line_of(text, 'name="cat"'), layer_id=3,
                 contains=[f"axis {axis} is out of the range [-2, 1]", "rank 2"])  # fmt: skip
@@ -287,7 +155,7 @@ def test_concat_axis_out_of_range(axis):
 def test_attribute_not_an_integer():
     """An attribute that is not a number: attribute-value (Gather's batch_dims here, so the
     default OpenVINO would use is valid and nothing else follows)."""
-    text = mutate(gather().text(), 'batch_dims="0"', 'batch_dims="zero"')
+    text = edit(gather().text(), 'batch_dims="0"', 'batch_dims="zero"')
     d = assert_single(check(text, gather().blob), "attribute-value")
     assert_diag(d, "attribute-value", line=line_of(text, 'batch_dims="zero"'), layer_id=3,
                 contains=["batch_dims='zero'", "not an integer"])  # fmt: skip
@@ -377,9 +245,9 @@ def test_interval_sum_is_checked_against_the_declaration():
 # -- Gather ---------------------------------------------------------------------------------------
 def test_gather_declared_shape_shows_the_formula():
     net = gather()
-    text = mutate(net.text(), "<dim>2</dim><dim>2</dim><dim>2</dim><dim>4</dim>",
+    text = edit(net.text(), "<dim>2</dim><dim>2</dim><dim>2</dim><dim>4</dim>",
                   "<dim>2</dim><dim>2</dim><dim>3</dim><dim>4</dim>", within="g")  # fmt: skip
-    text = mutate(text, "<dim>2</dim><dim>2</dim><dim>2</dim><dim>4</dim>",
+    text = edit(text, "<dim>2</dim><dim>2</dim><dim>2</dim><dim>4</dim>",
                   "<dim>2</dim><dim>2</dim><dim>3</dim><dim>4</dim>", within="out")  # fmt: skip
     d = assert_single(check(text, net.blob), "shape-mismatch")
     assert_diag(d, "shape-mismatch", line=line_of(text, 'names="g"'), layer_id=3,
@@ -393,8 +261,8 @@ def test_gather_declared_shape_shows_the_formula():
 def test_gather_declared_rank_mismatch():
     net = gather()
     old = "<dim>2</dim><dim>2</dim><dim>2</dim><dim>4</dim>"
-    text = mutate(net.text(), old, "<dim>2</dim><dim>2</dim><dim>4</dim>", within="g")
-    text = mutate(text, old, "<dim>2</dim><dim>2</dim><dim>4</dim>", within="out")
+    text = edit(net.text(), old, "<dim>2</dim><dim>2</dim><dim>4</dim>", within="g")
+    text = edit(text, old, "<dim>2</dim><dim>2</dim><dim>4</dim>", within="out")
     d = assert_single(check(text, net.blob), "rank-mismatch")
     assert_diag(d, "rank-mismatch", line=line_of(text, 'names="g"'), layer_id=3,
                 contains=["declares rank 3 [2,2,4]", "rank 4 [2,2,2,4]"])  # fmt: skip
@@ -404,7 +272,7 @@ def test_gather_batch_dims_below_minus_rank_of_indices():
     """batch_dims -3 with indices of rank 2: OpenVINO accepts it (and infers the nonsense
     shape [2,2,2,2,4], ops.md §2.4); irrun must flag it."""
     net = gather()
-    text = mutate(net.text(), 'batch_dims="0"', 'batch_dims="-3"')
+    text = edit(net.text(), 'batch_dims="0"', 'batch_dims="-3"')
     weights = ov.Tensor(np.frombuffer(bytes(net.blob), np.uint8).copy())
     accepted = ov.Core().read_model(model=text, weights=weights)
     assert str(accepted.outputs[0].get_partial_shape()) == "[2,2,2,2,4]"
@@ -625,8 +493,8 @@ def test_gather_nd5_declared_with_the_v8_shape():
 
 def test_gather_nd8_declared_with_the_v5_shape():
     net = gather_nd(indices=np.zeros((2, 3, 1)), batch_dims=2, out=(2, 3))
-    text = mutate(net.text(), 'names="gnd"><dim>2</dim><dim>3</dim>', 'names="gnd"><dim>6</dim>')
-    text = mutate(text, "<dim>2</dim><dim>3</dim>", "<dim>6</dim>", within="out")
+    text = edit(net.text(), 'names="gnd"><dim>2</dim><dim>3</dim>', 'names="gnd"><dim>6</dim>')
+    text = edit(text, "<dim>2</dim><dim>3</dim>", "<dim>6</dim>", within="out")
     d = assert_single(check(text, net.blob), "rank-mismatch")
     assert_diag(d, "rank-mismatch", line=line_of(text, 'names="gnd"'), layer_id=2,
                 contains=["(GatherND-8)", "declares rank 1 [6]", "rank 2 [2,3]",
@@ -700,7 +568,7 @@ def test_axis_range_hint_grammar_bug():
     """BUG (wording): irrun/ops/base.py normalize_axis_or_report writes the hint
     f"use a {what} between ..." which reads "use a axis between -2 and 1"; it should read
     "use an axis between -2 and 1"."""
-    text = mutate(concat3().text(), '<data axis="1"/>', '<data axis="2"/>', within="cat")
+    text = edit(concat3().text(), '<data axis="1"/>', '<data axis="2"/>', within="cat")
     d = only(check(text), "axis-range")
     assert d.hint == "use an axis between -2 and 1"
 
@@ -708,7 +576,7 @@ def test_axis_range_hint_grammar_bug():
 # -- Const / weights ------------------------------------------------------------------------------
 def test_const_size_too_small():
     net = gather()
-    text = mutate(net.text(), 'offset="0" size="32"', 'offset="0" size="24"', within="idx")
+    text = edit(net.text(), 'offset="0" size="32"', 'offset="0" size="24"', within="idx")
     d = assert_single(check(text, net.blob), "const-size")
     assert_diag(d, "const-size", line=line_of(text, 'name="idx"'), layer_id=1,
                 contains=["declares size 24", "shape [2,2] of i64 needs 32 bytes",
@@ -719,7 +587,7 @@ def test_const_size_too_small():
 def test_const_outside_the_bin():
     net = gather()
     assert len(net.blob) == 40
-    text = mutate(net.text(), 'offset="32" size="8"', 'offset="36" size="8"', within="axis")
+    text = edit(net.text(), 'offset="32" size="8"', 'offset="36" size="8"', within="axis")
     d = assert_single(check(text, net.blob), "bin-range")
     assert_diag(d, "bin-range", line=line_of(text, 'name="axis"'), layer_id=2,
                 contains=["needs bytes 36..44", "only 40 bytes long"])  # fmt: skip
@@ -735,7 +603,7 @@ def test_const_without_any_weights_file():
 
 # -- structure ------------------------------------------------------------------------------------
 def test_duplicate_layer_ids():
-    text = mutate(concat3().text(), '<layer id="1" name="b"', '<layer id="0" name="b"')
+    text = edit(concat3().text(), '<layer id="1" name="b"', '<layer id="0" name="b"')
     report = check(text)
     d = only(report, "duplicate-layer-id")
     assert_diag(
@@ -749,7 +617,7 @@ def test_duplicate_layer_ids():
 
 
 def test_duplicate_port_ids():
-    text = mutate(
+    text = edit(
         concat3().text(),
         '<port id="1" precision="FP32"><dim>2</dim><dim>16</dim>',
         '<port id="0" precision="FP32"><dim>2</dim><dim>16</dim>',
@@ -775,7 +643,7 @@ def test_duplicate_port_id_has_no_spurious_follow_ons_bug():
     fed twice, neither of which is in the file. Expected: duplicate-port-id, plus the
     edge-port error for the edge that names the now missing to-port 1 (OpenVINO: "Can not find
     input port with id 1") and the unused-parameter warning for b; nothing else."""
-    text = mutate(
+    text = edit(
         concat3().text(),
         '<port id="1" precision="FP32"><dim>2</dim><dim>16</dim>',
         '<port id="0" precision="FP32"><dim>2</dim><dim>16</dim>',
@@ -786,7 +654,7 @@ def test_duplicate_port_id_has_no_spurious_follow_ons_bug():
 
 
 def test_edge_to_a_missing_layer():
-    text = mutate(concat3().text(), 'from-port="3" to-layer="4"', 'from-port="3" to-layer="9"')
+    text = edit(concat3().text(), 'from-port="3" to-layer="4"', 'from-port="3" to-layer="9"')
     report = check(text)
     d = only(report, "edge-endpoint")
     assert_diag(
@@ -801,7 +669,7 @@ def test_edge_to_a_missing_layer():
 
 
 def test_edge_from_a_missing_layer():
-    text = mutate(concat3().text(), '<edge from-layer="1" from-port="0"',
+    text = edit(concat3().text(), '<edge from-layer="1" from-port="0"',
                   '<edge from-layer="7" from-port="0"')  # fmt: skip
     d = only(check(text), "edge-endpoint")
     assert_diag(d, "edge-endpoint", line=line_of(text, 'from-layer="7"'), layer_id=None,
@@ -821,7 +689,7 @@ def test_edge_from_a_missing_layer():
     ],
 )  # fmt: skip
 def test_edge_to_a_port_that_does_not_exist(new, words):
-    text = mutate(
+    text = edit(
         concat3().text(), '<edge from-layer="1" from-port="0" to-layer="3" to-port="1"/>', new
     )
     report = check(text)
@@ -833,7 +701,7 @@ def test_edge_to_a_port_that_does_not_exist(new, words):
 
 def test_two_edges_into_one_port():
     extra = '<edge from-layer="0" from-port="0" to-layer="3" to-port="1"/>'
-    text = mutate(concat3().text(), "  </edges>", f"    {extra}\n  </edges>")
+    text = edit(concat3().text(), "  </edges>", f"    {extra}\n  </edges>")
     d = assert_single(check(text), "multiple-producers")
     first, second = line_of(text, '<edge from-layer="1"'), line_of(text, extra)
     assert_diag(d, "multiple-producers", line=second, layer_id=3,
@@ -842,7 +710,7 @@ def test_two_edges_into_one_port():
 
 
 def test_unconnected_input():
-    text = mutate(
+    text = edit(
         concat3().text(), '    <edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>\n', ""
     )
     report = check(text)
@@ -882,7 +750,7 @@ def test_cycle():
     c1 = n.op("cat1", "Concat", "opset1", {"axis": 1}, [a, b], [2, 16])
     c2 = n.op("cat2", "Concat", "opset1", {"axis": 1}, [c1, a], [2, 24])
     n.result(c2, "out")
-    text = mutate(n.text(), '<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>',
+    text = edit(n.text(), '<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>',
                   '<edge from-layer="3" from-port="2" to-layer="2" to-port="1"/>')  # fmt: skip
     report = check(text)
     d = only(report, "cycle")
@@ -899,7 +767,7 @@ def test_summary_counts_one_layer_in_the_singular_bug():
     a = n.param("a", "2,8")
     c1 = n.op("cat1", "Concat", "opset1", {"axis": 1}, [a, a], [2, 16])
     n.result(c1, "out")
-    text = mutate(n.text(), '<edge from-layer="0" from-port="0" to-layer="1" to-port="1"/>',
+    text = edit(n.text(), '<edge from-layer="0" from-port="0" to-layer="1" to-port="1"/>',
                   '<edge from-layer="1" from-port="2" to-layer="1" to-port="1"/>')  # fmt: skip
     report = check(text)
     assert report.layers_checked == 1
@@ -910,14 +778,14 @@ def test_no_result():
     text = concat3().text()
     start = text.index('    <layer id="4" name="out"')
     text = text[:start] + text[text.index("  </layers>") :]
-    text = mutate(text, '    <edge from-layer="3" from-port="3" to-layer="4" to-port="0"/>\n', "")
+    text = edit(text, '    <edge from-layer="3" from-port="3" to-layer="4" to-port="0"/>\n', "")
     d = assert_single(check(text), "no-result")
     assert_diag(d, "no-result", line=None, layer_id=None,
                 contains=["no Result layer", "no outputs"])  # fmt: skip
 
 
 def test_unknown_op_is_a_trusted_warning():
-    text = mutate(concat3().text(), 'type="Concat"', 'type="Konkat"')
+    text = edit(concat3().text(), 'type="Concat"', 'type="Konkat"')
     report = check(text)
     d = assert_single(report, "unknown-op")
     assert_diag(
@@ -934,7 +802,7 @@ def test_unknown_op_is_a_trusted_warning():
 
 
 def test_op_in_an_opset_it_does_not_exist_in():
-    text = mutate(concat3().text(), 'type="Concat" version="opset1"',
+    text = edit(concat3().text(), 'type="Concat" version="opset1"',
                   'type="Concat" version="opset0"')  # fmt: skip
     d = assert_single(check(text), "unknown-op")
     assert "'opset0' is not an opset OpenVINO has (opset1 to opset16)" in d.message
@@ -945,7 +813,7 @@ def test_op_in_an_opset_that_does_not_exist_bug():
     a Concat with version="opset99" is checked as Concat-1 without a word. OpenVINO refuses the
     file ("Cannot create Concat layer cat id:3 from unsupported opset: opset99", ir-format.md
     §13; the last opset of 2026.4 is opset17). Expected at least an unknown-op diagnostic."""
-    text = mutate(concat3().text(), 'version="opset1">\n      <data axis',
+    text = edit(concat3().text(), 'version="opset1">\n      <data axis',
                   'version="opset99">\n      <data axis')  # fmt: skip
     with pytest.raises(RuntimeError, match="unsupported opset"):
         ov.Core().read_model(model=text, weights=ov.Tensor(np.zeros(1, np.uint8)))
@@ -989,8 +857,8 @@ def test_subgraph_is_not_checked(tmp_path):
 
 def test_wrong_number_of_inputs():
     net = gather()
-    text = mutate(net.text(), '        <port id="2" precision="I64"></port>\n', "", within="g")
-    text = mutate(text, '    <edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>\n', "")
+    text = edit(net.text(), '        <port id="2" precision="I64"></port>\n', "", within="g")
+    text = edit(text, '    <edge from-layer="2" from-port="0" to-layer="3" to-port="2"/>\n', "")
     report = check(text, net.blob)
     d = only(report, "input-count")
     assert_diag(
@@ -1004,7 +872,7 @@ def test_wrong_number_of_inputs():
 
 
 def test_wrong_number_of_outputs():
-    text = mutate(concat3().text(), '<port id="3" precision="FP32" names="cat">',
+    text = edit(concat3().text(), '<port id="3" precision="FP32" names="cat">',
                   '<port id="4" precision="FP32"/>\n        <port id="3" precision="FP32" '
                   'names="cat">')  # fmt: skip
     d = assert_single(check(text), "input-count")
@@ -1019,7 +887,7 @@ def test_wrong_number_of_outputs():
 
 # -- edges and declarations -----------------------------------------------------------------------
 def test_edge_dims_disagree():
-    text = mutate(
+    text = edit(
         concat3().text(),
         '<port id="1" precision="FP32"><dim>2</dim><dim>16</dim>',
         '<port id="1" precision="FP32"><dim>2</dim><dim>61</dim>',
@@ -1041,7 +909,7 @@ def test_edge_dims_disagree():
 
 
 def test_edge_dims_dynamic_is_compatible():
-    text = mutate(
+    text = edit(
         concat3().text(),
         '<port id="1" precision="FP32"><dim>2</dim><dim>16</dim>',
         '<port id="1" precision="FP32"><dim>-1</dim><dim>16</dim>',
@@ -1051,7 +919,7 @@ def test_edge_dims_dynamic_is_compatible():
 
 
 def test_edge_type_disagree():
-    text = mutate(
+    text = edit(
         concat3().text(),
         '<port id="1" precision="FP32"><dim>2</dim><dim>16</dim>',
         '<port id="1" precision="I32"><dim>2</dim><dim>16</dim>',
@@ -1064,8 +932,8 @@ def test_edge_type_disagree():
 
 
 def test_type_mismatch():
-    text = mutate(concat3().text(), 'precision="FP32" names="cat"', 'precision="FP16" names="cat"')
-    text = mutate(text, 'precision="FP32"', 'precision="FP16"', within="out")
+    text = edit(concat3().text(), 'precision="FP32" names="cat"', 'precision="FP16" names="cat"')
+    text = edit(text, 'precision="FP32"', 'precision="FP16"', within="out")
     d = assert_single(check(text), "type-mismatch")
     assert_diag(
         d,
@@ -1099,7 +967,7 @@ def test_parameter_precision_against_its_element_type_bug():
     mismatch as "its shape attribute says", also for the element type: a Parameter with
     element_type="f32" whose port says precision="I64" gets "declares precision I64 (i64), but
     its shape attribute says f32"; it should name the element_type attribute."""
-    text = mutate(_param_only(), 'precision="FP32" names="a"', 'precision="I64" names="a"')
+    text = edit(_param_only(), 'precision="FP32" names="a"', 'precision="I64" names="a"')
     d = only(check(text), "type-mismatch")
     assert_diag(d, "type-mismatch", line=line_of(text, 'names="a"'), layer_id=0,
                 contains=["declares precision I64 (i64)"])  # fmt: skip
@@ -1212,19 +1080,19 @@ def test_every_problem_at_once_in_line_order():
     assert len(check(valid, n.blob)) == 0, check(valid, n.blob).to_text()
 
     # 1. the indices Const is 4 bytes short
-    text = mutate(valid, 'offset="0" size="16"', 'offset="0" size="12"', within="idx")
+    text = edit(valid, 'offset="0" size="16"', 'offset="0" size="12"', within="idx")
     # 2. GatherElements gets f32 indices (the Parameter and both ends of its edge say so)
-    text = mutate(text, 'element_type="i64"', 'element_type="f32"', within="ge_idx")
-    text = mutate(text, 'precision="I64"', 'precision="FP32"', within="ge_idx")
-    text = mutate(text, '<port id="1" precision="I64">', '<port id="1" precision="FP32">',
+    text = edit(text, 'element_type="i64"', 'element_type="f32"', within="ge_idx")
+    text = edit(text, 'precision="I64"', 'precision="FP32"', within="ge_idx")
+    text = edit(text, '<port id="1" precision="I64">', '<port id="1" precision="FP32">',
                   within="ge")  # fmt: skip
     # 3. Concat axis out of range
-    text = mutate(text, '<data axis="1"/>', '<data axis="2"/>', within="cat")
+    text = edit(text, '<data axis="1"/>', '<data axis="2"/>', within="cat")
     # 4. GatherND batch_dims = rank(indices)
-    text = mutate(text, 'batch_dims="0"', 'batch_dims="2"', within="gnd")
+    text = edit(text, 'batch_dims="0"', 'batch_dims="2"', within="gnd")
     # 5. a wrong declared sum (on both ends of the edge)
-    text = mutate(text, 'names="stack"><dim>4</dim>', 'names="stack"><dim>5</dim>')
-    text = mutate(text, "<dim>4</dim><dim>8</dim>", "<dim>5</dim><dim>8</dim>", within="r_stack")
+    text = edit(text, 'names="stack"><dim>4</dim>', 'names="stack"><dim>5</dim>')
+    text = edit(text, "<dim>4</dim><dim>8</dim>", "<dim>5</dim><dim>8</dim>", within="r_stack")
 
     report = check(text, n.blob)
     expected = [
