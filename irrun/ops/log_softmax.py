@@ -1,0 +1,32 @@
+"""LogSoftmax-5: ``x - log(sum(exp(x)))`` along one axis.
+
+Spec facts: one input of any element type (irrun runs floating-point data only), output of the
+same shape and type; attribute ``axis`` (default 1) in ``[-r, r-1]`` (a scalar: 0 and -1; any
+axis on data of dynamic rank). Rules shared with Softmax (:mod:`irrun.ops.softmax`).
+
+Kernel as OpenVINO's reference: ``(x - max) - log(sum(exp(x - max)))`` (numerically stable);
+f16 and bf16 computed in f32 and rounded once. Against the CPU plugin (f32 precision): rtol
+1e-6, atol 1e-6 in f32 (values near 0 have absolute error about 1e-7).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops.registry import register
+from irrun.ops.softmax import AlongAxis
+
+
+@register
+class LogSoftmax(AlongAxis):
+    """LogSoftmax-5."""
+
+    type, version = "LogSoftmax", 5
+
+    def evaluate(self, inputs):
+        """``(x - max) - log(sum(exp(x - max)))`` along the axis."""
+        data = inputs[0]
+        wide, axis = self.prepared(data)
+        shifted = wide - np.max(wide, axis=axis, keepdims=True)
+        shifted -= np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        return [shifted.reshape(data.shape).astype(data.dtype, copy=False)]
