@@ -5,8 +5,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from irrun.cli.main import main
+
+from tests.helpers.cli import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"```console\n\$ (irrun [^\n]*)\n(.*?)```", re.S)
@@ -30,7 +30,7 @@ def test_readme_starts_with_the_two_setup_commands():
 @pytest.mark.parametrize(("command", "expected"), _examples())
 def test_readme_console_example(command, expected, monkeypatch):
     monkeypatch.chdir(ROOT)
-    result = CliRunner().invoke(main, shlex.split(command)[1:])
+    result = invoke(*shlex.split(command)[1:], catch_exceptions=True)
     assert result.output == expected
 
 

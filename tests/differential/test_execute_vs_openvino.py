@@ -1155,8 +1155,7 @@ def test_g11_constant_folding_agrees_with_the_reference(tmp_path):
 # -- the command line ------------------------------------------------------------------------------
 def test_cli_execute_writes_the_outputs_openvino_computes(tmp_path):
     """``irrun execute MODEL --inputs in.npz --output out.npz`` writes OpenVINO's results."""
-    from click.testing import CliRunner
-    from irrun.cli.main import main
+    from tests.helpers.cli import invoke
 
     rng = np.random.default_rng(3)
     values = {
@@ -1184,9 +1183,8 @@ def test_cli_execute_writes_the_outputs_openvino_computes(tmp_path):
     inputs_file, output_file = tmp_path / "inputs.npz", tmp_path / "outputs.npz"
     np.savez(inputs_file, **values)
 
-    result = CliRunner().invoke(
-        main, ["execute", xml, "--inputs", str(inputs_file), "--output", str(output_file)]
-    )
+    result = invoke("execute", xml, "--inputs", inputs_file, "--output", output_file,
+                    catch_exceptions=True)  # fmt: skip
     assert result.exit_code == 0, result.output + str(result.exception or "")
     with np.load(output_file, allow_pickle=False) as archive:
         written = {name: archive[name] for name in archive.files}

@@ -28,10 +28,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-from irrun.cli.main import main
 
 from irrun.validation.diagnostics import CODES
+from tests.helpers.cli import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = ROOT / "examples" / "ir" / "broken"
@@ -48,7 +47,7 @@ def _golden_files():
 
 def _run(monkeypatch, *args):
     monkeypatch.chdir(ROOT)
-    return CliRunner().invoke(main, ["validate", *args])
+    return invoke("validate", *args, catch_exceptions=True)
 
 
 def test_one_golden_file_per_error_code():
