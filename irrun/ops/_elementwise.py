@@ -1,0 +1,324 @@
+"""Base classes of the elementwise ops: binary ops with auto-broadcast, unary ops, and their
+element-type rules and kernel plumbing.
+
+Element-type rules (what OpenVINO 2026 accepts; ``dynamic`` is accepted everywhere):
+
+- ``arithmetic`` (Add ... Mod, Relu, Exp, ...): every input one type, not ``boolean``;
+- ``comparison`` (Equal ... GreaterEqual): one type, any; the output is ``boolean``;
+- ``logical`` (LogicalAnd/Or/Xor): ``boolean`` only; the output is ``boolean``;
+- ``bitwise`` (BitwiseAnd/Or/Xor/Not): integer or ``boolean``;
+- ``float`` (Gelu, Mish, SoftPlus, Swish, IsNaN/IsInf/IsFinite): floating point only;
+- ``any`` (LogicalNot, Round, Elu): any type, the output of the input's type.
+
+Binary ops take ``auto_broadcast`` (``none``/``numpy``/``pdpd``, default ``numpy``) and, for
+``pdpd``, ``auto_broadcast_axis`` (default -1), the two attributes OpenVINO writes; shapes
+combine with :mod:`irrun.ops._broadcast`.
+
+Kernels (``compute`` on numpy arrays already broadcast): f16, bf16 and the f8 types compute
+in float32 and round back once, as OpenVINO's reference does through its ``float`` conversions
+(numpy's own float16 loops do the same). Float functions on integer inputs (Exp, Sigmoid, ...)
+compute in float64 and round to the nearest integer (ties to even), which is what the CPU
+plugin gives; results outside the type's range (log 0, sqrt of a negative, exp overflow) are
+undefined in OpenVINO and irrun gives the type's minimum (what x86 conversion gives) for them.
+Integer arithmetic wraps.
+
+Partial values (:mod:`irrun.ops._values`): binary ops whose class sets ``partial_rule`` combine
+the known elements of rank-0/1 integer inputs (``ShapeOf`` arithmetic): ints exactly, a
+:class:`~irrun.shape.Dim` where the interval result is sound (see :func:`dim_add` ...), else
+``None``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.element_types import ELEMENT_TYPES
+from irrun.ops._broadcast import MODES, broadcast_shapes
+from irrun.ops._values import MAX_ELEMENTS, elements_of, info_of_elements
+from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type
+from irrun.shape import Dim
+
+__all__ = [
+    "BinaryOp",
+    "UnaryOp",
+    "FloatUnaryOp",
+    "AUTO_BROADCAST",
+    "AUTO_BROADCAST_AXIS",
+    "check_category",
+    "align_pdpd",
+    "in_float",
+    "integer_division_check",
+    "erf",
+    "dim_add",
+    "dim_subtract",
+    "dim_multiply",
+    "dim_floor_divide",
+    "dim_maximum",
+    "dim_minimum",
+]
+
+BOOLEAN = ELEMENT_TYPES["boolean"]
+AUTO_BROADCAST = Attribute("auto_broadcast", "enum", "numpy", choices=MODES)
+AUTO_BROADCAST_AXIS = Attribute("auto_broadcast_axis", "int", -1)
+
+_ACCEPTS = {
+    "arithmetic": (lambda t: t.kind != "bool", "any type but boolean"),
+    "comparison": (lambda t: True, "any type"),
+    "any": (lambda t: True, "any type"),
+    "logical": (lambda t: t.kind == "bool", "boolean"),
+    "bitwise": (lambda t: t.kind in ("bool", "int", "uint"), "an integer type or boolean"),
+    "float": (lambda t: t.kind == "float", "a floating-point type"),
+}
+
+
+def check_category(op: Op, etype, category: str, port: int = 0) -> bool:
+    """True when ``etype`` (the inputs' one type) is allowed by ``category``; else report
+    ``input-type`` and return False."""
+    allowed, wanted = _ACCEPTS[category]
+    if etype.kind == "dynamic" or allowed(etype):
+        return True
+    op.context.error(
+        "input-type",
+        f"{op.describe()} takes {wanted}, but its input is {etype}",
+        port=op.input_port(port),
+        hint=f"Convert the input to {'boolean' if category == 'logical' else 'an accepted type'}",
+    )
+    return False
+
+
+def align_pdpd(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+    """``b`` reshaped so that numpy broadcasting places it in ``a`` at ``axis`` (pdpd)."""
+    start = a.ndim - b.ndim if axis == -1 else axis
+    return b.reshape((1,) * start + b.shape + (1,) * (a.ndim - start - b.ndim))
+
+
+_NARROW_FLOATS = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu")
+
+
+def in_float(function, dtype, *arrays):
+    """``function(*arrays)`` for float ``dtype``: narrow floats (f16, bf16, f8) computed in
+    float32 and rounded back once; integer and boolean inputs computed in float64 and rounded
+    to the nearest integer (out-of-range results give the type's minimum)."""
+    dtype = np.dtype(dtype)
+    with np.errstate(all="ignore"):
+        if dtype.kind == "f" and dtype.name not in _NARROW_FLOATS:
+            return np.asarray(function(*arrays), dtype=dtype)
+        if dtype.name in _NARROW_FLOATS:
+            return np.asarray(function(*(x.astype(np.float32) for x in arrays))).astype(dtype)
+        result = np.rint(function(*(x.astype(np.float64) for x in arrays)))
+    if dtype.kind == "b":
+        return result != 0
+    info = np.iinfo(dtype)
+    above = 2.0 ** (info.bits - (1 if info.min < 0 else 0))
+    bad = ~np.isfinite(result) | (result < info.min) | (result >= above)
+    return np.where(bad, info.min, result).astype(dtype)
+
+
+def integer_division_check(op: Op, divisor: np.ndarray) -> None:
+    """Raise ``ZeroDivisionError`` for an integer divisor holding 0 (OpenVINO's reference
+    throws ``integer division by zero``)."""
+    if divisor.dtype.kind in "iub" and not np.all(divisor):
+        raise ZeroDivisionError(f"{op.describe()}: integer division by zero")
+
+
+class BinaryOp(Op):
+    """Two inputs broadcast by ``auto_broadcast``; subclasses set ``category`` and
+    ``compute(a, b)`` (numpy arrays of the output's dtype, already broadcast)."""
+
+    inputs = (2, 2)
+    attributes = (AUTO_BROADCAST, AUTO_BROADCAST_AXIS)
+    category = "arithmetic"
+    #: ``rule(x, y) -> int | Dim | None`` for an element of which a Dim is involved.
+    partial_rule = None
+
+    def infer(self, inputs):
+        """Output shape: the broadcast of both shapes; type per ``category``."""
+        etype = common_element_type(self, inputs)
+        if etype is None or not check_category(self, etype, self.category):
+            return None
+        shape = broadcast_shapes(self, inputs, self.auto_broadcast, self.auto_broadcast_axis)
+        if shape is None:
+            return None
+        out_type = BOOLEAN if self.category in ("comparison", "logical") else etype
+        why = f"{inputs[0].shape} and {inputs[1].shape} broadcast ({self.auto_broadcast})"
+        if self.partial_rule is not None and out_type.is_integer:
+            partial = self._partial(inputs, shape)
+            if partial is not None:
+                return [info_of_elements(partial, out_type, shape, why)]
+        return [TensorInfo(shape, out_type, why=why)]
+
+    def _partial(self, inputs, shape):
+        if not shape.is_static or len(shape) > 1 or shape.element_count() > MAX_ELEMENTS:
+            return None
+        left, right = elements_of(inputs[0]), elements_of(inputs[1])
+        if left is None or right is None or (inputs[0].value is not None and
+                                             inputs[1].value is not None):  # fmt: skip
+            return None  # folding computes fully constant results
+        count = shape.element_count()
+        if len(left) not in (1, count) or len(right) not in (1, count):
+            return None
+        left, right = left * (count // len(left)), right * (count // len(right))
+        dtype = inputs[0].element_type.numpy_dtype if inputs[0].element_type.is_integer else None
+        out = []
+        for x, y in zip(left, right):
+            if x is None or y is None:
+                out.append(None)
+            elif isinstance(x, int) and isinstance(y, int):
+                if dtype is None:
+                    out.append(None)
+                    continue
+                try:
+                    value = self.compute(np.array([x], dtype), np.array([y], dtype))
+                except (ZeroDivisionError, OverflowError):
+                    out.append(None)
+                    continue
+                out.append(int(value[0]))
+            else:
+                result = type(self).partial_rule(x, y)
+                out.append(result.lower if isinstance(result, Dim) and result.is_static
+                           else result)  # fmt: skip
+        return tuple(out)
+
+    def evaluate(self, inputs):
+        """``compute`` on the inputs broadcast (numpy or pdpd)."""
+        a, b = inputs
+        if self.auto_broadcast == "pdpd":
+            b = align_pdpd(a, b, self.auto_broadcast_axis)
+        with np.errstate(all="ignore"):
+            out = self.compute(a, b)
+        dtype = np.dtype(bool) if self.category in ("comparison", "logical") else a.dtype
+        return [np.asarray(out, dtype=dtype).reshape(np.broadcast_shapes(a.shape, b.shape))]
+
+    def compute(self, a, b):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+
+class UnaryOp(Op):
+    """One input, the output of its shape; subclasses set ``category`` and ``compute(x)``."""
+
+    inputs = (1, 1)
+    attributes = ()
+    category = "arithmetic"
+    output_boolean = False
+
+    def infer(self, inputs):
+        """Output shape: the input's; type per ``category``."""
+        etype = inputs[0].element_type
+        if not check_category(self, etype, self.category):
+            return None
+        return [TensorInfo(inputs[0].shape, BOOLEAN if self.output_boolean else etype)]
+
+    def evaluate(self, inputs):
+        """``compute`` of the input, as the output dtype."""
+        (x,) = inputs
+        with np.errstate(all="ignore"):
+            out = self.compute(x)
+        return [np.asarray(out, dtype=bool if self.output_boolean else x.dtype).reshape(x.shape)]
+
+    def compute(self, x):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+
+class FloatUnaryOp(UnaryOp):
+    """A float function (``function(x)`` on float32/float64 arrays) applied with
+    :func:`in_float`."""
+
+    @staticmethod
+    def function(x):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def compute(self, x):
+        return in_float(type(self).function, x.dtype, x)
+
+
+# -- erf, vectorised (numpy has none) -------------------------------------------------------
+def erf(x):
+    """The error function in float64, to about 1e-15: ``exp(-x²)``-weighted series below
+    ``|x| = 3``, the continued fraction of ``erfc`` above.
+
+    >>> import math
+    >>> xs = np.linspace(-7, 7, 2001)
+    >>> float(np.max(np.abs(erf(xs) - np.array([math.erf(v) for v in xs])))) < 4e-15
+    True
+    """
+    x = np.asarray(x, dtype=np.float64)
+    a = np.abs(x)
+    small = np.minimum(a, 3.0)
+    term = small.copy()
+    total = small.copy()
+    for n in range(1, 90):  # sum 2^n x^(2n+1) / (1*3*...*(2n+1)): all terms positive
+        term = term * (2.0 * small * small) / (2 * n + 1)
+        total = total + term
+    series = 2.0 / np.sqrt(np.pi) * np.exp(-small * small) * total
+    big = np.maximum(a, 3.0)
+    fraction = big.copy()
+    for k in range(60, 0, -1):  # erfc(x) = exp(-x²)/√π / (x + (1/2)/(x + 1/(x + (3/2)/(x ...
+        fraction = big + (k / 2.0) / fraction
+    tail = 1.0 - np.exp(-big * big) / np.sqrt(np.pi) / fraction
+    result = np.where(a < 3.0, series, tail)
+    return np.where(np.isnan(x), np.nan, np.copysign(result, x))
+
+
+# -- Dim arithmetic for partial values -------------------------------------------------------
+def _bounds(value):
+    """``(lower, upper)`` of an int or Dim (``upper`` None: unbounded)."""
+    if isinstance(value, Dim):
+        return value.lower, value.upper
+    return value, value
+
+
+def _dim(lower: int, upper) -> Dim | int | None:
+    if lower < 0:
+        return None
+    return int(lower) if upper == lower else Dim(lower, upper)
+
+
+def dim_add(x, y):
+    """``x + y`` of sizes/ints when the result is a size (≥ 0), else ``None``."""
+    (a, b), (c, d) = _bounds(x), _bounds(y)
+    return _dim(a + c, None if b is None or d is None else b + d)
+
+
+def dim_subtract(x, y):
+    """``x - y`` where ``y`` is an int (a size minus a constant, still ≥ 0), else ``None``."""
+    if isinstance(y, Dim):
+        return None
+    return dim_add(x, -y)
+
+
+def dim_multiply(x, y):
+    """``x * y`` of non-negative values (``batch * 16``), else ``None``."""
+    (a, b), (c, d) = _bounds(x), _bounds(y)
+    if a < 0 or c < 0:
+        return None
+    if b == 0 or d == 0:
+        return 0
+    return _dim(a * c, None if b is None or d is None else b * d)
+
+
+def dim_floor_divide(x, y):
+    """``x // y`` for a size ``x`` and a positive int ``y``, else ``None``."""
+    if isinstance(y, Dim) or y <= 0:
+        return None
+    a, b = _bounds(x)
+    return _dim(a // y, None if b is None else b // y) if a >= 0 else None
+
+
+def dim_maximum(x, y):
+    """``max(x, y)``."""
+    (a, b), (c, d) = _bounds(x), _bounds(y)
+    return _dim_any(max(a, c), None if b is None or d is None else max(b, d))
+
+
+def dim_minimum(x, y):
+    """``min(x, y)``."""
+    (a, b), (c, d) = _bounds(x), _bounds(y)
+    upper = d if b is None else b if d is None else min(b, d)
+    return _dim_any(min(a, c), upper)
+
+
+def _dim_any(lower, upper):
+    """An int when exact (may be negative), a Dim for a non-negative interval, else None."""
+    if upper == lower:
+        return int(lower)
+    return Dim(lower, upper) if lower >= 0 else None

@@ -1,0 +1,25 @@
+"""BitwiseXor-13: elementwise bitwise ``xor`` with auto-broadcast (opset13).
+
+Inputs: two tensors of one element type (an integer type or boolean). Attributes:
+``auto_broadcast`` (none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``.
+Output: the broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
+On booleans it is the logical operation. OpenVINO refuses floats.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._elementwise import BinaryOp
+from irrun.ops.registry import register
+
+
+@register
+class BitwiseXor(BinaryOp):
+    """BitwiseXor-13."""
+
+    type, version = "BitwiseXor", 13
+    category = "bitwise"
+
+    def compute(self, a, b):
+        return np.bitwise_xor(a, b)

@@ -1,0 +1,46 @@
+"""Clamp-1: limit every element to ``[min, max]``.
+
+One input of any type but boolean; the output has its shape and type. Attributes ``min`` and
+``max`` (floats, required; OpenVINO refuses ``min > max``). Integer types clamp to
+``ceil(min)`` and ``floor(max)`` (saturated to the type's range), floats to ``min``/``max``
+in the type. ``x < min ? min : x > max ? max : x``: NaN stays NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from irrun.ops._elementwise import UnaryOp
+from irrun.ops.base import Attribute
+from irrun.ops.registry import register
+
+
+@register
+class Clamp(UnaryOp):
+    """Clamp-1."""
+
+    type, version = "Clamp", 1
+    attributes = (Attribute("min", "float", 0.0, required=True),
+                  Attribute("max", "float", 0.0, required=True))  # fmt: skip
+
+    def setup(self):
+        """``min <= max``."""
+        if not self.incomplete and self.min > self.max:
+            self.context.error(
+                "attribute-value",
+                f"{self.describe()}: min {self.min} is above max {self.max}",
+                hint="swap min and max",
+                line=self.layer.data_line,
+            )
+            self.incomplete = True
+
+    def compute(self, x):
+        if x.dtype.kind in "iu":
+            info = np.iinfo(x.dtype)
+            low = min(max(math.ceil(self.min), info.min), info.max)
+            high = max(min(math.floor(self.max), info.max), info.min)
+        else:
+            low, high = np.array(self.min, x.dtype), np.array(self.max, x.dtype)
+        return np.where(x < low, low, np.where(x > high, high, x))

@@ -1,0 +1,24 @@
+"""HSigmoid-5: ``min(max(x + 3, 0), 6) / 6``.
+
+One input of any type but boolean; the output has its shape and type. Tolerance against the
+CPU plugin (f32): rtol 1e-6, atol 1e-7. Integer inputs compute in float64 and round to the
+nearest integer, as the CPU plugin does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._elementwise import FloatUnaryOp
+from irrun.ops.registry import register
+
+
+@register
+class HSigmoid(FloatUnaryOp):
+    """HSigmoid-5."""
+
+    type, version = "HSigmoid", 5
+
+    @staticmethod
+    def function(x):
+        return np.minimum(np.maximum(x + 3, 0), 6) / 6

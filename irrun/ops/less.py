@@ -1,0 +1,24 @@
+"""Less-1: elementwise ``a < b`` with auto-broadcast.
+
+Inputs: two tensors of one element type (any). Attributes: ``auto_broadcast``
+(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+broadcast shape (:mod:`irrun.ops._broadcast`), boolean.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._elementwise import BinaryOp
+from irrun.ops.registry import register
+
+
+@register
+class Less(BinaryOp):
+    """Less-1."""
+
+    type, version = "Less", 1
+    category = "comparison"
+
+    def compute(self, a, b):
+        return np.less(a, b)

@@ -1,0 +1,25 @@
+"""LogicalOr-1: elementwise ``or`` of booleans with auto-broadcast.
+
+Inputs: two tensors of one element type (boolean only). Attributes: ``auto_broadcast``
+(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+broadcast shape (:mod:`irrun.ops._broadcast`), boolean.
+OpenVINO refuses any other element type.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._elementwise import BinaryOp
+from irrun.ops.registry import register
+
+
+@register
+class LogicalOr(BinaryOp):
+    """LogicalOr-1."""
+
+    type, version = "LogicalOr", 1
+    category = "logical"
+
+    def compute(self, a, b):
+        return np.logical_or(a, b)

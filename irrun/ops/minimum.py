@@ -1,0 +1,25 @@
+"""Minimum-1: elementwise minimum with auto-broadcast.
+
+Inputs: two tensors of one element type (not boolean). Attributes: ``auto_broadcast``
+(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
+NaN: ``x < y ? x : y``. Partial values: min of intervals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._elementwise import BinaryOp, dim_minimum
+from irrun.ops.registry import register
+
+
+@register
+class Minimum(BinaryOp):
+    """Minimum-1."""
+
+    type, version = "Minimum", 1
+    partial_rule = staticmethod(dim_minimum)
+
+    def compute(self, a, b):
+        return np.where(a < b, a, b)  # the reference's x < y ? x : y

@@ -1,0 +1,25 @@
+"""SquaredDifference-1: elementwise ``(a - b) ** 2`` with auto-broadcast.
+
+Inputs: two tensors of one element type (not boolean). Attributes: ``auto_broadcast``
+(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
+Computed as ``(a - b) * (a - b)`` in the type (integers wrap).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.ops._elementwise import BinaryOp
+from irrun.ops.registry import register
+
+
+@register
+class SquaredDifference(BinaryOp):
+    """SquaredDifference-1."""
+
+    type, version = "SquaredDifference", 1
+
+    def compute(self, a, b):
+        difference = np.subtract(a, b)
+        return difference * difference
