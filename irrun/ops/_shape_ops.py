@@ -1,0 +1,66 @@
+"""Helpers shared by the shape ops (Reshape, Squeeze, Unsqueeze, Transpose): constant axes
+and patterns read from inputs, OpenVINO's interval arithmetic, and checks of 1-D int inputs."""
+
+from __future__ import annotations
+
+from irrun.ops._values import elements_of
+from irrun.ops.base import Op, TensorInfo
+from irrun.shape import Dim
+
+#: OpenVINO's Interval::s_max: the upper bound of an unbounded interval, in its arithmetic.
+INFINITE = 2**63 - 1
+
+
+def upper(dim: Dim) -> int:
+    """The upper bound of ``dim``, :data:`INFINITE` when unbounded."""
+    return INFINITE if dim.upper is None else dim.upper
+
+
+def make_dim(lower: int, high: int) -> Dim | None:
+    """The Dim ``[lower, high]`` (``high`` :data:`INFINITE` = unbounded); ``None`` when empty."""
+    if lower > high:
+        return None
+    return Dim(lower, None if high >= INFINITE else high)
+
+
+def ceil_div(x: int, y: int) -> int:
+    """OpenVINO's ``ceil_div`` of non-negative numbers (``0`` for ``x == 0``)."""
+    return 0 if x == 0 else 1 + (x - 1) // y
+
+
+def constant_ints(info: TensorInfo) -> list[int] | None:
+    """The values of a rank-0/1 integer input when every element is known exactly."""
+    elements = elements_of(info)
+    if elements is None or not all(isinstance(e, int) for e in elements):
+        return None
+    return list(elements)
+
+
+def check_integer_input(op: Op, info: TensorInfo, index: int, what: str) -> bool:
+    """Report ``index-type`` unless input ``index`` is an integer type (or dynamic)."""
+    etype = info.element_type
+    if etype.is_integer or etype.name == "dynamic":
+        return True
+    op.context.error(
+        "index-type",
+        f"{op.describe()}: the {what} input must be an integer tensor, but input {index} is "
+        f"{etype}",
+        port=op.input_port(index),
+        hint="insert a Convert to i64 before it",
+    )
+    return False
+
+
+def check_vector_input(op: Op, info: TensorInfo, index: int, what: str, scalar: bool) -> bool:
+    """Report ``input-rank`` unless input ``index`` has rank 1 (or 0, when ``scalar``)."""
+    rank = info.shape.rank
+    if rank is None or rank == 1 or (scalar and rank == 0):
+        return True
+    allowed = "rank 0 or 1" if scalar else "rank 1"
+    op.context.error(
+        "input-rank",
+        f"{op.describe()}: the {what} input must have {allowed}, but its shape is {info.shape}",
+        port=op.input_port(index),
+        hint=f"give the {what} as a 1-D tensor",
+    )
+    return False

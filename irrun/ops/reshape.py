@@ -1,0 +1,293 @@
+"""Reshape-1: the same elements in another shape.
+
+Spec facts: inputs data (any type) and the target pattern (a 1-D integer tensor: OpenVINO
+2026 refuses a scalar, "Pattern shape must have rank 1"; an empty one gives a scalar);
+attribute ``special_zero`` (required; OpenVINO silently takes false). A pattern value ``-1``
+(at most one) is inferred so that the element counts match;
+``0`` copies the input dimension at the same index when ``special_zero`` is true and is a
+literal zero-size dimension otherwise; values below -1 are refused.
+
+Shape inference follows OpenVINO's ``reshape_shape_inference.hpp`` over intervals: the pattern
+may be a partial value (each element exact, an interval, or unknown: ``?``); equal static dims
+of input and pattern cancel out of the two products; the ``-1`` dimension of a dynamic product
+is ``[ceil(in_min / out_max), in_max // out_min]``. OpenVINO also cancels dynamic dims it can
+prove equal (symbols): irrun cannot, so its interval may be wider than OpenVINO's, never
+narrower. Errors (OpenVINO's wording in quotes): two -1 ("More than one dimension has size of
+-1"), a value below -1 ("Output pattern dim[0] has invalid bounds"), a special zero beyond the
+input rank ("'0' dimension is out of range"), a -1 that cannot be a whole number ("Non-'-1'
+output dimensions do not evenly divide the input dimensions", "Cannot infer '-1' dimension with
+zero-size output dimension ..."), and static shapes whose element counts differ ("Requested
+output shape ... is incompatible with input shape"). The kernel is ``np.reshape`` (a view).
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+
+from irrun.ops._shape_ops import (
+    INFINITE,
+    ceil_div,
+    check_integer_input,
+    check_vector_input,
+    make_dim,
+    upper,
+)
+from irrun.ops._values import elements_of
+from irrun.ops.base import Attribute, Op, TensorInfo
+from irrun.ops.registry import register
+from irrun.shape import Dim, Shape, static_dim
+
+_ONE = static_dim(1)
+
+
+@register
+class Reshape(Op):
+    """Reshape-1 (attribute ``special_zero``, required)."""
+
+    type, version, inputs = "Reshape", 1, (2, 2)
+    attributes = (Attribute("special_zero", "bool", False, required=True),)
+
+    def infer(self, inputs):
+        """OpenVINO's Reshape shape rule over intervals (module docstring)."""
+        data, target = inputs
+        etype = data.element_type
+        if not check_integer_input(self, target, 1, "target shape"):
+            return None
+        if not check_vector_input(self, target, 1, "target shape", scalar=False):
+            return None
+        elements = elements_of(target)
+        target_rank = target.shape.rank
+        if elements is None:
+            if target_rank == 1 and target.shape[0].is_static:
+                count = target.shape[0].value
+                dims = [Dim.dynamic()] * count
+                return [TensorInfo(Shape(dims), etype, why="the target values are not known")]
+            return [TensorInfo(Shape.dynamic_rank(), etype, why="the target is not known")]
+        pattern = self._pattern(elements)
+        if pattern is None:
+            return None
+        out = self._output(data.shape, pattern, target)
+        if out is None:
+            return None
+        return [TensorInfo(out, etype, why=f"{data.shape} reshaped to {_listing(elements)}")]
+
+    def _pattern(self, elements):
+        """``(dims, index of the -1 or None)``, reporting bad values."""
+        dims, minus_one = [], None
+        for i, element in enumerate(elements):
+            if isinstance(element, Dim):
+                dims.append(element)
+                continue
+            if element is None:
+                dims.append(Dim.dynamic())
+                continue
+            if element == -1:
+                if minus_one is not None:
+                    self._bad_value(
+                        f"the target {_listing(elements)} has -1 at both index {minus_one} and "
+                        f"index {i}; at most one dimension can be inferred",
+                        "keep one -1 and give the other dimension's size",
+                    )
+                    return None
+                minus_one = i
+                dims.append(Dim.dynamic())
+                continue
+            if element < -1:
+                self._bad_value(
+                    f"the target {_listing(elements)} has {element} at index {i}; a target "
+                    "dimension is a size, 0 or -1",
+                    "use -1 for the one dimension to infer",
+                )
+                return None
+            dims.append(static_dim(element))
+        return dims, minus_one
+
+    def _output(self, shape: Shape, pattern, target: TensorInfo):
+        dims, minus_one = pattern
+        special_zero = self.special_zero
+        in_dims = shape.dims
+        product = _Product()
+        out = []
+        if in_dims is None:
+            for dim in dims:
+                if special_zero and dim == 0:
+                    out.append(Dim.dynamic())
+                    product.set_infinite()
+                else:
+                    out.append(dim)
+                    product.outputs.append(dim)
+        else:
+            rank = len(in_dims)
+            for i, dim in enumerate(dims):
+                ignore = special_zero and dim == 0
+                if i == minus_one:
+                    out.append(Dim.dynamic())
+                elif ignore:
+                    if i >= rank:
+                        self._bad_value(
+                            f"special_zero copies input dimension {i} for the 0 at index {i} of "
+                            f"the target {_listing(elements_of(target))}, but the input "
+                            f"{shape} has rank {rank}",
+                            "give that dimension's size instead of 0",
+                        )
+                        return None
+                    out.append(in_dims[i])
+                else:
+                    out.append(dim)
+                    product.outputs.append(dim)
+                if i < rank and not ignore:
+                    product.inputs.append(in_dims[i])
+            product.inputs.extend(in_dims[len(dims) :])
+        product.calculate()
+        if minus_one is not None:
+            inferred = product.resolve_minus_one()
+            if product.static_out == 0:
+                if product.static_in != 0:
+                    self._bad_dims(
+                        shape, target,
+                        f"the -1 cannot be inferred: the other target dimensions hold 0 "
+                        f"elements but the input {shape} is not empty",
+                    )  # fmt: skip
+                    return None
+            elif inferred is None:
+                self._bad_dims(
+                    shape, target,
+                    f"{_count_text(shape)} cannot be reshaped to {_listing(elements_of(target))}: "
+                    f"the other target dimensions ({product.explain()}) do not divide it",
+                )  # fmt: skip
+                return None
+            out[minus_one] = Dim.dynamic() if inferred is None else inferred
+        result = Shape(out)
+        if shape.is_static and result.is_static and minus_one is None:
+            if not (special_zero and any(d == 0 for d in dims)):
+                if product.static_in != product.static_out:
+                    self._bad_dims(
+                        shape, target,
+                        f"{_count_text(shape)} cannot be reshaped to {result} "
+                        f"({_count_text(result)})",
+                    )  # fmt: skip
+                    return None
+        return result
+
+    def _bad_value(self, text: str, hint: str) -> None:
+        self.context.error(
+            "input-value", f"{self.describe()}: {text}", port=self.input_port(1), hint=hint
+        )
+
+    def _bad_dims(self, shape: Shape, target: TensorInfo, text: str) -> None:
+        self.context.error(
+            "input-dims",
+            f"{self.describe()}: {text}",
+            port=self.input_port(0),
+            hint="make the target's element count match the input's (or use -1 for one dimension)",
+        )
+
+    def evaluate(self, inputs):
+        """``np.reshape`` (a view) to the pattern resolved for the input's shape."""
+        data, target = inputs
+        pattern = [int(v) for v in np.asarray(target).reshape(-1)]
+        if self.special_zero:
+            pattern = [data.shape[i] if v == 0 else v for i, v in enumerate(pattern)]
+        if -1 in pattern and data.size == 0:  # numpy refuses -1 with zero elements
+            info = TensorInfo(Shape([len(pattern)]), value=np.asarray(target))
+            shape = self._output(Shape(data.shape), self._pattern(pattern), info)
+            pattern = list(shape.to_tuple())
+        return [np.reshape(data, pattern)]
+
+
+class _Product:
+    """OpenVINO's reshape ``Product<Dimension>``: static and dynamic parts of the input and
+    output element counts, with equal static dims cancelled."""
+
+    def __init__(self):
+        self.inputs: list[Dim] = []
+        self.outputs: list[Dim] = []
+        self.static_in = self.static_out = 1
+        self.dynamic_in = self.dynamic_out = _ONE
+        self.infinite = False
+
+    def set_infinite(self):
+        self.infinite = True
+
+    def calculate(self):
+        outs = list(self.outputs)
+        for dim in self.inputs:
+            match = next((j for j, o in enumerate(outs) if o == dim and dim.is_static
+                          and dim != 0), None)  # fmt: skip
+            if match is None:
+                self._mul_in(dim)
+            else:
+                del outs[match]
+        for dim in outs:
+            self._mul_out(dim)
+        if self.infinite:
+            self.dynamic_in = Dim.dynamic()
+            self.dynamic_out = Dim.dynamic()
+        if self.static_in != self.static_out:
+            self.dynamic_in = _times(self.dynamic_in, static_dim(self.static_in))
+            self.dynamic_out = _times(self.dynamic_out, static_dim(self.static_out))
+
+    def _mul_in(self, dim):
+        if dim.is_static:
+            self.static_in *= dim.value
+        else:
+            self.dynamic_in = _times(dim, self.dynamic_in)
+
+    def _mul_out(self, dim):
+        if dim.is_static:
+            self.static_out *= dim.value
+        else:
+            self.dynamic_out = _times(dim, self.dynamic_out)
+
+    def resolve_minus_one(self) -> Dim | None:
+        """The -1 dimension, or ``None`` when no whole number fits."""
+        dim, product = self.dynamic_in, self.dynamic_out
+        if dim.is_static and product.is_static:
+            divisor = product.value
+            if divisor == 0:
+                return dim
+            if divisor == 1:
+                return dim
+            return make_dim(ceil_div(dim.lower, divisor), dim.upper // divisor)
+        low, high = dim.lower, upper(dim)
+        if dim.upper is not None and product.lower != 0 and product != Dim.dynamic():
+            high = high // product.lower
+        else:
+            high = INFINITE
+        if product.upper != 0:
+            low = ceil_div(low, upper(product))
+        return make_dim(low, high)
+
+    def explain(self) -> str:
+        return f"{self.static_out}" + ("" if self.dynamic_out == 1 else f" * {self.dynamic_out}")
+
+
+def _times(a: Dim, b: Dim) -> Dim:
+    """OpenVINO's interval product (bounds saturate at infinity; 0 times anything is 0)."""
+    low = _clip_times(a.lower, b.lower)
+    high = _clip_times(upper(a), upper(b))
+    return make_dim(low, high) or Dim.dynamic()
+
+
+def _clip_times(x: int, y: int) -> int:
+    if x == 0 or y == 0:
+        return 0
+    if x >= INFINITE or y >= INFINITE:
+        return INFINITE
+    return min(x * y, INFINITE)
+
+
+def _count_text(shape: Shape) -> str:
+    """``2*3*4 = 24 elements``."""
+    sizes = shape.to_tuple()
+    if len(sizes) <= 1:
+        return f"{shape} ({prod(sizes)} elements)"
+    return "*".join(str(s) for s in sizes) + f" = {prod(sizes)} elements"
+
+
+def _listing(elements) -> str:
+    if elements is None:
+        return "?"
+    return "[" + ",".join("?" if e is None else str(e) for e in elements) + "]"
