@@ -22,8 +22,7 @@ from tests.helpers.openvino_oracle import (
     save,
 )
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _dim_text(draw, size):
@@ -115,7 +114,7 @@ def test_matmul_other_types_match_cpu_plugin(etype):
     model = model_of(
         ops.matmul(
             parameter([2, 3, 5], etype, name="a"), parameter([5, 4], etype, name="b"), False, False
-        )  # fmt: skip
+        )
     )
     expected = run_openvino(model, {"a": a, "b": b})[0]
     got = run_irrun(model, {"a": a, "b": b})[0]
@@ -137,8 +136,9 @@ def _line_of(text, fragment):
 
 def test_matmul_inner_dimension_mismatch_is_reported():
     check_rejected(lambda: ops.matmul(parameter([2, 3]), parameter([4, 5]), False, False))
-    model = model_of(ops.matmul(parameter([2, 3], name="a"), parameter([3, 5], name="b"),
-                                False, False))  # fmt: skip
+    model = model_of(
+        ops.matmul(parameter([2, 3], name="a"), parameter([3, 5], name="b"), False, False)
+    )
 
     def edit(text):  # declare b as [4, 5]
         text = text.replace('shape="3,5"', 'shape="4,5"')
@@ -162,8 +162,13 @@ def test_matmul_scalar_input_is_reported():
             'name="a" type="Parameter" version="opset1">\n\t\t\t<data shape="3"',
             'name="a" type="Parameter" version="opset1">\n\t\t\t<data shape=""',
         )
-        return re.sub(r'(name="a".*?<port id="0" precision="FP32"[^>]*>)\s*<dim>3</dim>', r"\1",
-                      text, count=1, flags=re.S)  # fmt: skip
+        return re.sub(
+            r'(name="a".*?<port id="0" precision="FP32"[^>]*>)\s*<dim>3</dim>',
+            r"\1",
+            text,
+            count=1,
+            flags=re.S,
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         _, report, _ = _edited(model, edit, tmp)
@@ -172,8 +177,9 @@ def test_matmul_scalar_input_is_reported():
 
 
 def test_matmul_misspelt_attribute_is_warned():
-    model = model_of(ops.matmul(parameter([2, 3], name="a"), parameter([3, 5], name="b"),
-                                False, False))  # fmt: skip
+    model = model_of(
+        ops.matmul(parameter([2, 3], name="a"), parameter([3, 5], name="b"), False, False)
+    )
     with tempfile.TemporaryDirectory() as tmp:
         _, report, text = _edited(model, lambda t: t.replace("transpose_b=", "transpose_bb="), tmp)
     warnings = [d for d in report if d.code == "unknown-attribute"]
@@ -185,6 +191,7 @@ def test_matmul_misspelt_attribute_is_warned():
 
 def test_matmul_of_two_vectors_is_a_scalar():
     model = model_of(ops.matmul(parameter([3], name="a"), parameter([3], name="b"), False, False))
-    got = run_irrun(model, {"a": np.array([1, 2, 3], np.float32),
-                            "b": np.array([4, 5, 6], np.float32)})[0]  # fmt: skip
+    got = run_irrun(
+        model, {"a": np.array([1, 2, 3], np.float32), "b": np.array([4, 5, 6], np.float32)}
+    )[0]
     assert got.shape == () and got.dtype == np.float32 and float(got) == 32.0

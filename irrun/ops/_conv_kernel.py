@@ -1,0 +1,240 @@
+"""What Convolution-1 and GroupConvolution-1 share: their attributes, shape rule and GEMM kernel.
+
+Shape rule (OpenVINO's ``convolution_shape_inference_util.hpp``): the number of spatial axes
+comes from the data rank (minus 2), else the filter rank (minus 2, or 3 for groups), else the
+length of strides/dilations/pads; when none says, the output rank is dynamic. Data rank must
+be 3, 4 or 5; strides, dilations and pads (empty pads mean zeros) need one value per spatial
+axis, strides and dilations no zero. Spatial dims follow :mod:`irrun.ops._windows`; with a
+static padded data dim and a static dilated kernel, the kernel must fit. Element types: data
+and filters alike and numeric (boolean is refused).
+
+Negative pads: OpenVINO's shape rule turns a negative ``pads_begin + pads_end`` into ``?``
+(-1) or 0 (below), and its CPU plugin cannot compile them; irrun infers the same shapes and
+refuses to run such a layer (a negative pad balanced by a positive one runs: it crops).
+
+Kernel: the padded data (``np.pad``; negative pads crop) is viewed as windows
+``[N, C, *out, *k]`` with ``as_strided`` (strides and dilations folded into the view's
+strides), copied once into the im2col matrix ``[N, G, C/G * prod(k), prod(out)]`` and
+multiplied by the filters ``[G, C_out/G, C/G * prod(k)]`` in one batched ``np.matmul``
+(groups batched); the result is already in ``[N, C_out, *out]`` order. When the im2col matrix
+would exceed :data:`TILE_BYTES`, output rows (the first spatial axis) are done in tiles.
+f16/bf16 are computed in f32 and rounded once; integer types accumulate in their own type.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from irrun.ops._windows import (
+    AUTO_PADS,
+    conv_output_dim,
+    pad_array,
+    resolve_pads,
+    window_view,
+)
+from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type
+from irrun.shape import Dim, Shape
+
+__all__ = ["ConvolutionFamily", "convolve", "TILE_BYTES"]
+
+#: Largest im2col matrix built at once; bigger ones are built per tile of output rows.
+TILE_BYTES = 64 << 20
+
+
+class ConvolutionFamily(Op):
+    """Attributes and shape rule of the forward convolutions (subclasses: ``groups``)."""
+
+    inputs = (2, 2)
+    attributes = (
+        Attribute("strides", "ints", [], required=True),
+        Attribute("pads_begin", "ints", [], required=True),
+        Attribute("pads_end", "ints", [], required=True),
+        Attribute("dilations", "ints", [], required=True),
+        Attribute("auto_pad", "enum", "explicit", choices=AUTO_PADS),
+    )
+    #: Filter dims before the spatial ones (2: [C_out, C_in]; 3 with groups).
+    filter_head = 2
+
+    # -- shape rule -----------------------------------------------------------------------
+    def infer(self, inputs):
+        """Output ``[N, C_out, *spatial]`` as OpenVINO computes it over partial shapes."""
+        data, filters = inputs
+        etype = common_element_type(self, inputs, "data and filters")
+        if etype is None:
+            return None
+        if etype.kind == "bool":
+            self.context.error(
+                "input-type",
+                f"{self.describe()}: element types must be numeric, but data and filters are "
+                "boolean",
+                port=self.input_port(0),
+                hint="Convert the inputs to a numeric type",
+            )
+            return None
+        data_dims, filter_dims = data.shape.dims, filters.shape.dims
+        spatial = self._spatial_count(data_dims, filter_dims)
+        if spatial is None:
+            return [TensorInfo(Shape.dynamic_rank(), etype, why="inputs of unknown rank")]
+        if data_dims is not None and len(data_dims) not in (3, 4, 5):
+            self.context.error(
+                "input-rank",
+                f"{self.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
+                f"is {data.shape} (rank {len(data_dims)})",
+                port=self.input_port(0),
+            )
+            return None
+        if data_dims is not None and filter_dims is not None:
+            wanted = len(data_dims) + self.filter_head - 2
+            if len(filter_dims) != wanted:
+                self.context.error(
+                    "input-rank",
+                    f"{self.describe()}: data {data.shape} (rank {len(data_dims)}) needs filters "
+                    f"of rank {wanted}, but the filters are {filters.shape} (rank "
+                    f"{len(filter_dims)})",
+                    port=self.input_port(1),
+                    hint=self.filter_layout,
+                )
+                return None
+        pads = self._checked_attributes(spatial)
+        if pads is None:
+            return None
+        if data_dims is None:
+            data_dims = (Dim.dynamic(),) * (spatial + 2)
+        if filter_dims is None:
+            filter_dims = (Dim.dynamic(),) * (spatial + self.filter_head)
+        channels = self._output_channels(data, filters, data_dims, filter_dims, inputs)
+        if channels is None:
+            return None
+        sizes = data_dims[2:]
+        kernel = filter_dims[self.filter_head :]
+        kernel_ints = [k.lower if k.is_static else None for k in kernel]
+        begin, end = resolve_pads(self.auto_pad, *pads, sizes, kernel_ints, self.dilations,
+                                  self.strides)  # fmt: skip
+        auto = self.auto_pad in ("same_upper", "same_lower")
+        out = [data_dims[0], channels]
+        for axis in range(spatial):
+            dim, padded, window = conv_output_dim(sizes[axis], kernel[axis], self.dilations[axis],
+                                                  self.strides[axis], begin[axis], end[axis],
+                                                  auto)  # fmt: skip
+            if padded is not None and padded.is_static and window.is_static:
+                if window.lower > padded.lower:
+                    self.context.error(
+                        "input-dims",
+                        f"{self.describe()}: spatial axis {axis}: the dilated kernel "
+                        f"({kernel[axis]} - 1) * {self.dilations[axis]} + 1 = {window} is larger "
+                        f"than the padded data {sizes[axis]} + {begin[axis]} + {end[axis]} = "
+                        f"{padded}",
+                        port=self.input_port(0),
+                        hint="use a smaller kernel or dilation, or more padding",
+                    )
+                    return None
+            out.append(dim)
+        shape = Shape(out)
+        return [TensorInfo(shape, etype, why=f"data {data.shape}, filters {filters.shape}")]
+
+    def _spatial_count(self, data_dims, filter_dims):
+        if data_dims is not None:
+            return max(len(data_dims) - 2, 0)
+        if filter_dims is not None:
+            return max(len(filter_dims) - self.filter_head, 0)
+        for values in (self.strides, self.dilations, self.pads_begin, self.pads_end):
+            if values:
+                return len(values)
+        return None
+
+    def _checked_attributes(self, spatial: int):
+        begin = self.pads_begin or [0] * spatial
+        end = self.pads_end or [0] * spatial
+        for name, values in (("strides", self.strides), ("dilations", self.dilations),
+                             ("pads_begin", begin), ("pads_end", end)):  # fmt: skip
+            if len(values) != spatial:
+                self.context.error(
+                    "attribute-value",
+                    f"{self.describe()}: {name} has {len(values)} value(s) "
+                    f"({','.join(map(str, values)) or 'empty'}), but the data has {spatial} "
+                    "spatial dimension(s)",
+                    hint=f"give {name} one value per spatial dimension",
+                    line=self.layer.data_line,
+                )
+                return None
+        for name, values in (("strides", self.strides), ("dilations", self.dilations)):
+            if any(v <= 0 for v in values):
+                self.context.error(
+                    "attribute-value",
+                    f"{self.describe()}: {name} {','.join(map(str, values))} has a value below 1",
+                    hint=f"{name} must be positive",
+                    line=self.layer.data_line,
+                )
+                return None
+        return begin, end
+
+    def _output_channels(self, data, filters, data_dims, filter_dims, inputs):
+        """C_out (reporting a channel mismatch)."""
+        raise NotImplementedError
+
+    filter_layout = ""
+
+    # -- kernel ---------------------------------------------------------------------------
+    def _run(self, data: np.ndarray, filters: np.ndarray, groups: int) -> np.ndarray:
+        spatial = data.ndim - 2
+        kernel = filters.shape[-spatial:]
+        sizes = [Dim(s) for s in data.shape[2:]]
+        begin, end = resolve_pads(self.auto_pad, self.pads_begin or [0] * spatial,
+                                  self.pads_end or [0] * spatial, sizes, list(kernel),
+                                  self.dilations, self.strides)  # fmt: skip
+        short = [i for i, (b, e) in enumerate(zip(begin, end)) if b + e < 0]
+        if short:
+            axis = short[0]
+            raise ValueError(
+                f"pads_begin {begin[axis]} + pads_end {end[axis]} < 0 on spatial axis {axis}: "
+                "OpenVINO's shape inference does not subtract negative pads totals (it gives "
+                "'?' for -1 and ignores lower ones) and its CPU plugin cannot compile them, so "
+                "irrun does not run this layer"
+            )
+        return convolve(data, filters, groups, begin, end, self.strides, self.dilations)
+
+
+def convolve(data, filters, groups, pads_begin, pads_end, strides, dilations) -> np.ndarray:
+    """Grouped N-d convolution of ``data [N, G*Cg, *S]`` with ``filters [G, Og, Cg, *k]``.
+
+    Returns ``[N, G*Og, *out]`` in ``data``'s dtype.
+
+    Examples
+    --------
+    >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    >>> w = np.ones((1, 1, 1, 2, 2), np.float32)
+    >>> convolve(x, w, 1, [0, 0], [0, 0], [2, 2], [1, 1])[0, 0].tolist()
+    [[10.0, 18.0], [42.0, 50.0]]
+    """
+    dtype = data.dtype
+    work = np.float32 if (dtype.kind == "f" and dtype.itemsize < 4) or dtype.kind == "V" else dtype
+    data = data.astype(work, copy=False)
+    filters = filters.astype(work, copy=False)
+    batch = data.shape[0]
+    _, out_per_group, per_group, *kernel = filters.shape
+    spatial = len(kernel)
+    padded = pad_array(data, pads_begin, pads_end, 0)
+    windows = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    out_sizes = [max(0, (p - w) // s + 1) for p, w, s in zip(padded.shape[2:], windows, strides)]
+    depth = per_group * math.prod(kernel)
+    weights = filters.reshape(groups, out_per_group, depth)
+    result = np.empty((batch, groups, out_per_group, *out_sizes), work)
+    if result.size == 0:
+        return result.reshape(batch, groups * out_per_group, *out_sizes).astype(dtype)
+    row_bytes = batch * groups * depth * math.prod(out_sizes[1:]) * np.dtype(work).itemsize
+    rows_per_tile = max(1, TILE_BYTES // max(row_bytes, 1))
+    order = (0, 1, 2, *range(3 + spatial, 3 + 2 * spatial), *range(3, 3 + spatial))
+    for first in range(0, out_sizes[0], rows_per_tile):
+        rows = min(rows_per_tile, out_sizes[0] - first)
+        tile = padded[:, :, first * strides[0] :]
+        view = window_view(tile, [rows, *out_sizes[1:]], kernel, strides, dilations)
+        view = view.reshape(batch, groups, per_group, rows, *out_sizes[1:], *kernel)
+        # [N, G, Cg, *k, *out] copied into the im2col matrix [N, G, Cg*prod(k), prod(out)]
+        columns = view.transpose(order).reshape(batch, groups, depth, -1)
+        product = np.matmul(weights, columns)
+        result[:, :, :, first : first + rows] = product.reshape(
+            batch, groups, out_per_group, rows, *out_sizes[1:]
+        )
+    return result.reshape(batch, groups * out_per_group, *out_sizes).astype(dtype, copy=False)

@@ -1,0 +1,185 @@
+"""Window arithmetic shared by the convolutions and poolings: pads, auto_pad, strides,
+dilations, rounding, over partial shapes, and the strided window views their kernels use.
+
+Shape rules (OpenVINO's ``convolution_shape_inference_util.hpp``,
+``pooling_shape_inference_util.hpp`` and ``dimension_util.hpp``), for each spatial axis with
+data dim ``D``, kernel ``k``, dilation ``d``, stride ``s`` and pads ``pb``/``pe``:
+
+- dilated kernel ``K = (k - 1) * d + 1`` (interval arithmetic, clipped at 0);
+- ``explicit``: pads as written (OpenVINO's IR reader refuses ``notset``); ``valid``: pads 0;
+  ``same_upper``/``same_lower`` (static ``D``): total pad
+  ``max(0, (ceil(D / s) - 1) * s + K - D)``, the odd pixel at the end (upper) or at the
+  beginning (lower);
+- convolution: ``floor((D + pb + pe - K) / s) + 1``, or ``ceil(D / s)`` with ``same_*``;
+- pooling: ``floor`` or ``ceil((D + pb + pe - K) / s) + 1``; ``ceil_torch`` (MaxPool-14,
+  AvgPool-14/16) drops the last window when it would start in the end padding; ``same_*`` over
+  a non-static ``D`` gives ``?``.
+
+OpenVINO adds the pads as one ``Dimension`` built from ``pb + pe``: a sum of ``-1`` is the
+dynamic dimension and a sum below ``-1`` clips to ``0`` (only convolutions accept negative
+pads), so ``D=5`` with pads ``-1, 0`` gives ``3..`` and with ``-2, 0`` gives ``3``. irrun
+copies that for the shape; its kernel crops negative pads as the reference does.
+Subtraction clips at 0 (``1..10 - 3 = 0..7``); division rounds each bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.shape import Dim, static_dim
+
+__all__ = [
+    "AUTO_PADS",
+    "dim_plus",
+    "dim_minus",
+    "floor_div",
+    "ceil_div",
+    "dilated",
+    "same_padding",
+    "resolve_pads",
+    "conv_output_dim",
+    "pool_output_dim",
+    "window_view",
+    "pad_array",
+]
+
+AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")  # OpenVINO refuses "notset"
+_ONE = static_dim(1)
+
+
+def dim_plus(dim: Dim, amount: int) -> Dim:
+    """``dim + Dimension(amount)`` as OpenVINO computes it (``-1`` is ``?``; below clips to 0)."""
+    if amount == -1:
+        return dim + Dim.dynamic()
+    if amount <= 0:
+        return dim
+    return dim + static_dim(amount)
+
+
+def dim_minus(dim: Dim, other: Dim) -> Dim:
+    """Interval subtraction clipped at 0 (``Interval::operator-``)."""
+    lower = 0 if other.upper is None else max(0, dim.lower - other.upper)
+    upper = None if dim.upper is None else max(0, dim.upper - other.lower)
+    return Dim(lower, upper)
+
+
+def floor_div(dim: Dim, divisor: int) -> Dim:
+    """Each bound divided, rounded down (an unbounded upper stays unbounded)."""
+    upper = None if dim.upper is None else dim.upper // divisor
+    return Dim(dim.lower // divisor, upper)
+
+
+def ceil_div(dim: Dim, divisor: int) -> Dim:
+    """Each bound divided, rounded up."""
+    upper = None if dim.upper is None else -(-dim.upper // divisor)
+    return Dim(-(-dim.lower // divisor), upper)
+
+
+def dilated(dim: Dim, dilation: int) -> Dim:
+    """``(dim - 1) * dilation + 1`` over an interval (clipped as OpenVINO clips)."""
+    reduced = dim_minus(dim, _ONE)
+    upper = None if reduced.upper is None else reduced.upper * dilation + 1
+    return Dim(reduced.lower * dilation + 1, upper)
+
+
+def same_padding(size: int, kernel: int, dilation: int, stride: int) -> tuple[int, int]:
+    """``(smaller half, larger half)`` of the total padding ``same_*`` needs for one axis."""
+    window = (kernel - 1) * dilation + 1
+    total = max(0, (-(-size // stride) - 1) * stride + window - size)
+    return total // 2, total - total // 2
+
+
+def resolve_pads(auto_pad, pads_begin, pads_end, sizes, kernel, dilations, strides):
+    """The pads actually applied: ``sizes`` are the spatial data dims (``Dim``; non-static ones
+    get 0 under ``same_*``, as in OpenVINO); ``kernel`` ints (``None`` entries: unknown)."""
+    count = len(strides)
+    if auto_pad == "valid":
+        return [0] * count, [0] * count
+    if auto_pad in ("same_upper", "same_lower"):
+        begin, end = [], []
+        for size, k, d, s in zip(sizes, kernel, dilations, strides):
+            if size.is_static and k is not None:
+                low, high = same_padding(size.lower, k, d, s)
+            else:
+                low = high = 0
+            if auto_pad == "same_upper":
+                begin.append(low)
+                end.append(high)
+            else:
+                begin.append(high)
+                end.append(low)
+        return begin, end
+    return list(pads_begin), list(pads_end)
+
+
+def conv_output_dim(size: Dim, kernel: Dim, dilation: int, stride: int, pad_begin: int,
+                    pad_end: int, auto: bool):  # fmt: skip
+    """``(output dim, padded data dim, dilated kernel)`` of one convolution axis; the caller
+    checks ``dilated kernel <= padded`` when both are static."""
+    if auto:
+        return ceil_div(size, stride), None, None
+    padded = dim_plus(size, pad_begin + pad_end)
+    window = dilated(kernel, dilation)
+    out = floor_div(dim_minus(padded, window), stride) + _ONE
+    return out, padded, window
+
+
+def pool_output_dim(size: Dim, kernel: int, dilation: int, stride: int, pad_begin: int,
+                    pad_end: int, rounding: str, auto: bool):  # fmt: skip
+    """``(output dim, padded data dim, dilated kernel)`` of one pooling axis."""
+    if auto and not size.is_static:
+        return Dim.dynamic(), None, None
+    padded = dim_plus(size, pad_begin + pad_end)
+    window = (kernel - 1) * dilation + 1
+    reduced = dim_minus(padded, static_dim(window))
+    if rounding == "floor":
+        return floor_div(reduced, stride) + _ONE, padded, window
+    divided = ceil_div(reduced, stride)
+    if rounding == "ceil":
+        return divided + _ONE, padded, window
+    # ceil_torch: one more window only when it starts inside data or begin padding
+    lower = _torch_bound(divided.lower, stride, size.lower, pad_begin)
+    if size.is_static:
+        return static_dim(lower), padded, window
+    if size.upper is None:
+        return Dim(lower, None), padded, window
+    upper = _torch_bound(divided.upper, stride, size.upper, pad_begin)
+    return Dim(lower, upper), padded, window
+
+
+def _torch_bound(count: int | None, stride: int, size: int, pad_begin: int):
+    if count is None:
+        return None
+    limit = size + pad_begin - 1  # size_t in OpenVINO: -1 wraps to the largest value
+    if limit < 0 or not count * stride > limit:
+        return count + 1
+    return count
+
+
+def pad_array(data: np.ndarray, begin, end, value) -> np.ndarray:
+    """``data`` with its spatial axes (2 onwards) padded by ``begin``/``end`` (negative pads
+    crop) with ``value``."""
+    crop = [slice(None), slice(None)]
+    widths = [(0, 0), (0, 0)]
+    for b, e, size in zip(begin, end, data.shape[2:]):
+        crop.append(slice(max(0, -b), size - max(0, -e)))
+        widths.append((max(0, b), max(0, e)))
+    if any(b < 0 or e < 0 for b, e in zip(begin, end)):
+        data = data[tuple(crop)]
+    if any(w != (0, 0) for w in widths):
+        data = np.pad(data, widths, constant_values=value)
+    return data
+
+
+def window_view(padded: np.ndarray, out_sizes, kernel, strides, dilations) -> np.ndarray:
+    """A read-only view ``[N, C, *out_sizes, *kernel]`` of the windows of ``padded`` (which must
+    be large enough for every window)."""
+    head = padded.strides[:2]
+    spatial = padded.strides[2:]
+    shape = (*padded.shape[:2], *out_sizes, *kernel)
+    steps = (
+        *head,
+        *(st * s for st, s in zip(spatial, strides)),
+        *(st * d for st, d in zip(spatial, dilations)),
+    )
+    return np.lib.stride_tricks.as_strided(padded, shape, steps, writeable=False)

@@ -1,0 +1,50 @@
+"""Convolution-1: N-d cross-correlation of data ``[N, C_in, *spatial]`` with filters
+``[C_out, C_in, *kernel]``.
+
+Spec facts: 1-D, 2-D or 3-D spatial (data rank 3 to 5, filters of the same rank); attributes
+``strides``, ``pads_begin``, ``pads_end``, ``dilations`` (required, one value per spatial
+axis; pads may be negative, which crops) and ``auto_pad`` (``explicit`` default, ``valid``,
+``same_upper``, ``same_lower``; ``notset`` is refused by OpenVINO's reader). The data's
+channel dim must be compatible with the filters' dim 1. Output ``[N, C_out, *out]`` with the
+spatial rule of :mod:`irrun.ops._windows` (``same_*``: ``ceil(D / stride)``). Element types:
+data and filters alike, numeric (integer types allowed).
+
+Kernel: the im2col GEMM of :func:`irrun.ops._conv_kernel.convolve` (one ``np.matmul``).
+
+Tolerance (f32 vs OpenVINO CPU f32, which sums in another order with its own blocking and
+FMA): measured errors stay below ``1e-6 * sqrt(K) * max|x| * max|w|`` with
+``K = C_in * prod(kernel)``; the tests assert ``atol = 1e-5 * sqrt(K) * max|x| * max|w|``,
+``rtol = 1e-5``.
+"""
+
+from __future__ import annotations
+
+from irrun.ops._conv_kernel import ConvolutionFamily
+from irrun.ops.registry import register
+
+
+@register
+class Convolution(ConvolutionFamily):
+    """Convolution-1."""
+
+    type, version = "Convolution", 1
+    filter_head = 2
+    filter_layout = "Convolution filters are [C_out, C_in, *kernel]"
+
+    def _output_channels(self, data, filters, data_dims, filter_dims, inputs):
+        if not data_dims[1].compatible(filter_dims[1]):
+            self.context.error(
+                "input-dims",
+                f"{self.describe()}: the data {data.shape} has {data_dims[1]} input channels "
+                f"(dimension 1), but the filters {filters.shape} expect {filter_dims[1]} "
+                "(their dimension 1)",
+                port=self.input_port(1),
+                hint="filters are [C_out, C_in, *kernel]: C_in must equal the data's channels",
+            )
+            return None
+        return filter_dims[0]
+
+    def evaluate(self, inputs):
+        """Convolution as one im2col GEMM."""
+        data, filters = inputs
+        return [self._run(data, filters[None], 1)]

@@ -1,0 +1,82 @@
+"""GroupConvolution-1: convolution with the channels split into ``G`` independent groups.
+
+Spec facts: data ``[N, C_in, *spatial]``, filters ``[G, C_out/G, C_in/G, *kernel]`` (rank one
+more than the data); attributes and spatial rule as Convolution-1. OpenVINO checks the
+channels only when the data rank and the filters' ``C_in/G`` are static: ``G`` must be able to
+equal ``C_in / (C_in/G)`` (the quotient of an interval rounds its bounds inward; a static
+``C_in`` that ``C_in/G`` does not divide is refused). Output channels ``G * C_out/G`` (``G``
+merged with that quotient). A depthwise convolution is ``[C, 1, 1, *kernel]``.
+
+Kernel: :func:`irrun.ops._conv_kernel.convolve`, every group in one batched ``np.matmul``.
+
+Tolerance: as Convolution-1 with ``K = C_in/G * prod(kernel)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from irrun.ops._conv_kernel import ConvolutionFamily
+from irrun.ops.registry import register
+from irrun.shape import Dim
+
+_INFINITE = 2**63 - 1  # OpenVINO's unbounded upper bound, which its arithmetic divides too
+
+
+def _divided(dim: Dim, divisor: int) -> Dim | None:
+    """``Dimension / divisor`` (``None``: no whole quotient): bounds rounded inward, computed
+    in double precision as OpenVINO does, so an unbounded upper bound is divided like a number
+    (``2.. / 2`` is ``1..4611686018427387904``); ``?`` stays ``?``."""
+    if divisor == 1 or (dim.lower == 0 and dim.upper is None):
+        return dim
+    lower = math.ceil(float(dim.lower) / divisor)
+    upper = math.floor(float(_INFINITE if dim.upper is None else dim.upper) / divisor)
+    if upper < lower:
+        return None
+    return Dim(lower, upper)
+
+
+def _times(a: Dim, b: Dim) -> Dim:
+    """Interval product with OpenVINO's saturation at the unbounded value."""
+
+    def bound(x, y):
+        if x == 0 or y == 0:
+            return 0
+        if x is None or y is None or x >= _INFINITE or y >= _INFINITE or x > _INFINITE // y:
+            return None
+        return x * y
+
+    return Dim(bound(a.lower, b.lower) or 0, bound(a.upper, b.upper))
+
+
+@register
+class GroupConvolution(ConvolutionFamily):
+    """GroupConvolution-1."""
+
+    type, version = "GroupConvolution", 1
+    filter_head = 3
+    filter_layout = "GroupConvolution filters are [G, C_out/G, C_in/G, *kernel]"
+
+    def _output_channels(self, data, filters, data_dims, filter_dims, inputs):
+        groups = filter_dims[0]
+        per_group = filter_dims[2]
+        if data.shape.rank_is_static and per_group.is_static and per_group.lower > 0:
+            quotient = _divided(data_dims[1], per_group.lower)
+            merged = None if quotient is None else groups.merge(quotient)
+            if merged is None:
+                self.context.error(
+                    "input-dims",
+                    f"{self.describe()}: the data {data.shape} has {data_dims[1]} input "
+                    f"channels, which is not G x C_in/G = {groups} x {per_group} (filters "
+                    f"{filters.shape} are [G, C_out/G, C_in/G, *kernel])",
+                    port=self.input_port(1),
+                    hint="the data's channels must be the groups times the filters' dimension 2",
+                )
+                return None
+            groups = merged
+        return _times(groups, filter_dims[1])
+
+    def evaluate(self, inputs):
+        """All groups in one batched im2col GEMM."""
+        data, filters = inputs
+        return [self._run(data, filters, filters.shape[0])]

@@ -1,0 +1,397 @@
+"""Convolution-1 and GroupConvolution-1: shapes against OpenVINO, kernels against its CPU
+plugin, reported errors."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+
+import numpy as np
+import openvino.opset1 as ops
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import irrun
+import irrun.errors
+from irrun.ops import _conv_kernel
+from tests.helpers.openvino_oracle import (
+    check_rejected,
+    check_shapes,
+    constant,
+    model_of,
+    parameter,
+    run_irrun,
+    run_openvino,
+    save,
+)
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+AUTO_PADS = ["explicit", "explicit", "valid", "same_upper", "same_lower"]
+
+
+def _dim_text(draw, size, allow_zero_lower=True):
+    kind = draw(st.sampled_from(["static", "static", "static", "?", "interval", "open"]))
+    if kind == "static":
+        return str(size)
+    if kind == "?":
+        return "?"
+    low = draw(st.integers(0 if allow_zero_lower else 1, size))
+    if kind == "open":
+        return f"{low}.."
+    return f"{low}..{draw(st.integers(size, size + 4))}"
+
+
+def _shape_text(draw, dims, dynamic_rank_chance=8):
+    if draw(st.integers(0, dynamic_rank_chance)) == 0:
+        return "[...]"
+    return "[" + ",".join(_dim_text(draw, d) for d in dims) + "]"
+
+
+@st.composite
+def conv_case(draw, grouped):
+    spatial = draw(st.integers(1, 3))
+    kernel = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    sizes = [draw(st.integers(1, 7)) for _ in range(spatial)]
+    strides = [draw(st.integers(1, 3)) for _ in range(spatial)]
+    dilations = [draw(st.integers(1, 2)) for _ in range(spatial)]
+    low = draw(st.sampled_from([0, 0, -2]))
+    pads_begin = [draw(st.integers(low, 2)) for _ in range(spatial)]
+    pads_end = [draw(st.integers(low, 2)) for _ in range(spatial)]
+    auto_pad = draw(st.sampled_from(AUTO_PADS))
+    groups, per_group, out_per_group = (draw(st.integers(1, 3)) for _ in range(3))
+    channels = groups * per_group if grouped else per_group
+    data = _shape_text(draw, [2, channels, *sizes])
+    if grouped:
+        filter_dims = [groups, out_per_group, per_group, *kernel]
+    else:
+        filter_dims = [out_per_group, per_group, *kernel]
+    const_filters = draw(st.booleans())
+    filters = filter_dims if const_filters else _shape_text(draw, filter_dims)
+    return data, filters, strides, pads_begin, pads_end, dilations, auto_pad
+
+
+def _build(grouped, case, etype="f32"):
+    data, filters, strides, pads_begin, pads_end, dilations, auto_pad = case
+    x = parameter(data, etype, name="x")
+    if isinstance(filters, list):
+        w = constant(np.ones(filters), etype)
+    else:
+        w = parameter(filters, etype, name="w")
+    op = ops.group_convolution if grouped else ops.convolution
+    return op(x, w, strides, pads_begin, pads_end, dilations, auto_pad)
+
+
+@SETTINGS
+@given(conv_case(grouped=False))
+def test_convolution_shapes_match_openvino(case):
+    try:
+        node = _build(False, case)
+    except Exception:
+        assume(False)
+    check_shapes(node)
+
+
+@SETTINGS
+@given(conv_case(grouped=True))
+def test_group_convolution_shapes_match_openvino(case):
+    try:
+        node = _build(True, case)
+    except Exception:
+        assume(False)
+    check_shapes(node)
+
+
+@pytest.mark.parametrize(
+    "data, filters",
+    [
+        ("[1,2..,5,5]", "[?,3,2,3,3]"),
+        ("[1,3..9,5,5]", "[?,3,2,3,3]"),
+        ("[1,?,5,5]", "[2..5,3,2,3,3]"),
+        ("[1,6,5,5]", "[2..5,3..4,2,3,3]"),
+        ("[...]", "[2,3,2,3,3]"),
+        ("[1,6,5,5]", "[...]"),
+        ("[1,2..,5,5]", "[?,1,2,3,3]"),
+    ],
+)
+def test_group_convolution_channel_intervals_match_openvino(data, filters):
+    node = ops.group_convolution(
+        parameter(data, name="x"), parameter(filters, name="w"), [1, 1], [0, 0], [0, 0], [1, 1]
+    )
+    check_shapes(node)
+
+
+def test_convolution_of_unknown_ranks_takes_the_rank_from_the_attributes():
+    x, w = parameter("[...]", name="x"), parameter("[...]", name="w")
+    check_shapes(ops.convolution(x, w, [1, 2], [0, 0], [0, 0], [1, 1]))
+
+
+CASES = [
+    # data shape, filter shape, strides, pads_begin, pads_end, dilations, auto_pad
+    ([1, 8, 12, 12], [16, 8, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1], "explicit"),
+    ([2, 8, 9, 9], [4, 8, 1, 1], [1, 1], [0, 0], [0, 0], [1, 1], "explicit"),
+    ([1, 3, 23, 23], [8, 3, 7, 7], [2, 2], [3, 3], [3, 3], [1, 1], "explicit"),
+    ([1, 4, 10, 11], [5, 4, 3, 2], [2, 3], [0, 1], [2, 0], [2, 1], "explicit"),
+    ([1, 4, 10, 11], [5, 4, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper"),
+    ([1, 4, 10, 11], [5, 4, 4, 3], [3, 2], [0, 0], [0, 0], [1, 2], "same_lower"),
+    ([1, 4, 10, 11], [5, 4, 3, 3], [1, 1], [5, 5], [5, 5], [1, 1], "valid"),
+    ([2, 3, 17], [4, 3, 5], [2], [2], [1], [1], "explicit"),
+    ([1, 2, 6, 7, 5], [3, 2, 3, 2, 3], [1, 2, 1], [1, 0, 1], [1, 1, 0], [1, 1, 2], "explicit"),
+]
+GROUP_CASES = [
+    ([1, 16, 14, 14], [16, 1, 1, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1], "explicit"),
+    ([1, 16, 14, 14], [16, 1, 1, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper"),
+    ([2, 12, 9, 9], [3, 2, 4, 3, 3], [1, 1], [1, 1], [1, 1], [2, 2], "explicit"),
+    ([1, 6, 11], [2, 5, 3, 3], [2], [1], [0], [1], "explicit"),
+    ([1, 4, 5, 6, 7], [2, 3, 2, 2, 3, 2], [1, 1, 2], [0, 1, 0], [1, 0, 0], [1, 1, 1], "valid"),
+]
+
+
+def _run_both(grouped, case, etype="f32", seed=0):
+    data_shape, filter_shape, strides, pads_begin, pads_end, dilations, auto_pad = case
+    dtype = {"f32": np.float32, "f16": np.float16}[etype]
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(data_shape).astype(dtype)
+    w = rng.standard_normal(filter_shape).astype(dtype)
+    op = ops.group_convolution if grouped else ops.convolution
+    node = op(
+        parameter(data_shape, etype, name="x"),
+        constant(w, etype),
+        strides,
+        pads_begin,
+        pads_end,
+        dilations,
+        auto_pad,
+    )
+    model = model_of(node)
+    expected = run_openvino(model, {"x": x})[0]
+    got = run_irrun(model, {"x": x})[0]
+    assert got.dtype == dtype and got.shape == expected.shape
+    depth = np.prod(filter_shape[2 if not grouped else 3 :]) * filter_shape[1 if not grouped else 2]
+    return got, expected, np.sqrt(depth) * np.abs(x).max() * np.abs(w).max()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_convolution_f32_matches_cpu_plugin(case):
+    got, expected, scale = _run_both(False, case)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale)
+
+
+@pytest.mark.parametrize("case", GROUP_CASES)
+def test_group_convolution_f32_matches_cpu_plugin(case):
+    got, expected, scale = _run_both(True, case)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale)
+
+
+def test_convolution_negative_pads_crop():
+    # The CPU plugin cannot compile negative pads ("could not construct a memory descriptor"):
+    # compare with OpenVINO convolving the cropped data without pads.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 3, 8, 9)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    cropped = np.pad(x[:, :, 1:, 2:], [(0, 0), (0, 0), (0, 2), (0, 2)])
+    plain = ops.convolution(
+        parameter(cropped.shape, name="x"), constant(w), [1, 2], [0, 0], [0, 0], [1, 1]
+    )
+    expected = run_openvino(model_of(plain), {"x": cropped})[0]
+    negative = ops.convolution(
+        parameter(x.shape, name="x"), constant(w), [1, 2], [-1, -2], [2, 2], [1, 1]
+    )
+    got = run_irrun(model_of(negative), {"x": x})[0]
+    scale = np.sqrt(27) * np.abs(x).max() * np.abs(w).max()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale)
+
+
+def test_convolution_negative_pad_total_is_not_run():
+    node = ops.convolution(
+        parameter([1, 3, 8, 9], name="x"),
+        constant(np.ones((4, 3, 3, 3), np.float32)),
+        [1, 1],
+        [-1, 0],
+        [0, -1],
+        [1, 1],
+    )
+    assert str(node.get_output_partial_shape(0)) == "[1,4,6..,7..]"  # OpenVINO's own rule
+    check_shapes(node)
+    with pytest.raises(irrun.errors.ExecutionError, match="pads_begin -1 \\+ pads_end 0 < 0"):
+        run_irrun(model_of(node), {"x": np.zeros((1, 3, 8, 9), np.float32)})
+
+
+def test_convolution_f16_matches_cpu_plugin():
+    # f16 in, f16 out: both compute in f32 and round once; a last-bit difference is allowed
+    got, expected, scale = _run_both(False, CASES[0], "f16")
+    np.testing.assert_allclose(
+        got.astype(np.float32), expected.astype(np.float32), rtol=1e-3, atol=1e-3 * scale
+    )
+
+
+def test_convolution_tiles_give_the_same_result(monkeypatch):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 13, 9)).astype(np.float32)
+    w = rng.standard_normal((1, 4, 3, 3, 2)).astype(np.float32)
+    whole = _conv_kernel.convolve(x, w, 1, [1, 0], [0, 1], [2, 1], [1, 2])
+    monkeypatch.setattr(_conv_kernel, "TILE_BYTES", 1)  # one output row per tile
+    tiled = _conv_kernel.convolve(x, w, 1, [1, 0], [0, 1], [2, 1], [1, 2])
+    np.testing.assert_array_equal(whole, tiled)
+
+
+def test_convolution_integer_kernel_is_exact():
+    x = np.arange(2 * 3 * 4 * 4, dtype=np.int32).reshape(2, 3, 4, 4) - 40
+    w = (np.arange(5 * 3 * 2 * 2, dtype=np.int32).reshape(5, 3, 2, 2) % 7) - 3
+    got = _conv_kernel.convolve(x, w[None], 1, [0, 0], [0, 0], [1, 1], [1, 1])
+    expected = np.zeros((2, 5, 3, 3), np.int64)
+    for i in range(3):
+        for j in range(3):
+            patch = x[:, None, :, i : i + 2, j : j + 2].astype(np.int64)
+            expected[:, :, i, j] = (patch * w[None]).sum(axis=(2, 3, 4))
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, expected)
+
+
+def _edited_report(model, edit):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = save(model, tmp)
+        text = edit(path.read_text())
+        path.write_text(text)
+        return irrun.load(path).validate(), text
+
+
+def _line_of(text, fragment):
+    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+def test_convolution_channel_mismatch_is_reported():
+    check_rejected(
+        lambda: ops.convolution(
+            parameter([1, 3, 5, 5]), constant(np.ones((2, 4, 3, 3))), [1, 1], [0, 0], [0, 0], [1, 1]
+        )
+    )
+    model = model_of(
+        ops.convolution(
+            parameter([1, 4, 5, 5], name="x"),
+            parameter([2, 4, 3, 3], name="w"),
+            [1, 1],
+            [0, 0],
+            [0, 0],
+            [1, 1],
+        )
+    )
+
+    def edit(text):  # data declared with 3 channels
+        text = text.replace('shape="1,4,5,5"', 'shape="1,3,5,5"')
+        return re.sub(
+            r"<dim>1</dim>\s*<dim>4</dim>\s*<dim>5</dim>",
+            "<dim>1</dim><dim>3</dim><dim>5</dim>",
+            text,
+        )
+
+    report, _ = _edited_report(model, edit)
+    errors = [d for d in report if d.code == "input-dims"]
+    assert len(errors) == 1, report.to_text()
+    assert "the data [1,3,5,5] has 3 input channels" in errors[0].message
+    assert "the filters [2,4,3,3] expect 4" in errors[0].message
+
+
+def test_group_convolution_channel_mismatch_is_reported():
+    check_rejected(
+        lambda: ops.group_convolution(
+            parameter([1, 7, 5, 5]),
+            constant(np.ones((2, 3, 3, 3, 3))),
+            [1, 1],
+            [0, 0],
+            [0, 0],
+            [1, 1],
+        )
+    )
+    model = model_of(
+        ops.group_convolution(
+            parameter([1, 6, 5, 5], name="x"),
+            parameter([2, 3, 3, 3, 3], name="w"),
+            [1, 1],
+            [0, 0],
+            [0, 0],
+            [1, 1],
+        )
+    )
+
+    def edit(text):
+        text = text.replace('shape="1,6,5,5"', 'shape="1,7,5,5"')
+        return re.sub(r"<dim>1</dim>\s*<dim>6</dim>", "<dim>1</dim><dim>7</dim>", text)
+
+    report, _ = _edited_report(model, edit)
+    errors = [d for d in report if d.code == "input-dims"]
+    assert len(errors) == 1, report.to_text()
+    assert "has 7 input channels, which is not G x C_in/G = 2 x 3" in errors[0].message
+
+
+def test_convolution_kernel_larger_than_padded_data_is_reported():
+    check_rejected(
+        lambda: ops.convolution(
+            parameter([1, 1, 2, 5]), constant(np.ones((1, 1, 3, 3))), [1, 1], [0, 0], [0, 0], [1, 1]
+        )
+    )
+    model = model_of(
+        ops.convolution(
+            parameter([1, 1, 5, 5], name="x"),
+            parameter([1, 1, 3, 3], name="w"),
+            [1, 1],
+            [0, 0],
+            [0, 0],
+            [1, 1],
+        )
+    )
+    report, text = _edited_report(
+        model, lambda t: t.replace('dilations="1, 1"', 'dilations="3, 1"')
+    )
+    errors = [d for d in report if d.code == "input-dims"]
+    assert len(errors) == 1, report.to_text()
+    assert "(3 - 1) * 3 + 1 = 7 is larger than the padded data 5 + 0 + 0 = 5" in errors[0].message
+
+
+def test_convolution_attribute_errors_are_reported():
+    model = model_of(
+        ops.convolution(
+            parameter([1, 1, 5, 5], name="x"),
+            parameter([1, 1, 3, 3], name="w"),
+            [1, 1],
+            [0, 0],
+            [0, 0],
+            [1, 1],
+        )
+    )
+    check_rejected(
+        lambda: ops.convolution(
+            parameter([1, 1, 5, 5]), parameter([1, 1, 3, 3]), [1, 1, 1], [0, 0], [0, 0], [1, 1]
+        )
+    )
+    report, text = _edited_report(model, lambda t: t.replace('strides="1, 1"', 'strides="1, 1, 1"'))
+    errors = [d for d in report if d.code == "attribute-value"]
+    assert len(errors) == 1 and "strides has 3 value(s)" in errors[0].message, report.to_text()
+    assert errors[0].line == _line_of(text, "strides=")
+    report, _ = _edited_report(
+        model, lambda t: t.replace('auto_pad="explicit"', 'auto_pad="notset"')
+    )
+    assert [d.code for d in report if d.severity == "error"] == ["attribute-value"], (
+        report.to_text()
+    )
+    report, _ = _edited_report(model, lambda t: t.replace('strides="1, 1"', 'strides="0, 1"'))
+    errors = [d for d in report if d.code == "attribute-value"]
+    assert len(errors) == 1 and "below 1" in errors[0].message, report.to_text()
+
+
+def test_convolution_misspelt_attribute_is_warned():
+    model = model_of(
+        ops.convolution(
+            parameter([1, 1, 5, 5], name="x"),
+            parameter([1, 1, 3, 3], name="w"),
+            [1, 1],
+            [0, 0],
+            [0, 0],
+            [1, 1],
+        )
+    )
+    report, _ = _edited_report(model, lambda t: t.replace("dilations=", "dilation="))
+    codes = sorted(d.code for d in report)
+    assert codes == ["missing-attribute", "unknown-attribute"], report.to_text()
+    warning = next(d for d in report if d.code == "unknown-attribute")
+    assert warning.hint == "did you mean dilations?"
