@@ -6,7 +6,8 @@ axis on data of dynamic rank). Rules shared with Softmax (:mod:`irrun.ops.softma
 
 Kernel as OpenVINO's reference: ``(x - max) - log(sum(exp(x - max)))`` (numerically stable);
 f16 and bf16 computed in f32 and rounded once. Against the CPU plugin (f32 precision): rtol
-1e-6, atol 1e-6 in f32 (values near 0 have absolute error about 1e-7).
+1e-6, atol 1e-6 in f32 (measured: at most 9.5e-7 absolute on outputs of size ~10, 3e-6
+relative on outputs near 0); f16 within one ulp (rtol 1e-3, atol 1e-3; measured: equal).
 """
 
 from __future__ import annotations
