@@ -10,15 +10,15 @@ one of three ``auto_broadcast`` modes:
   anywhere gives a dynamic rank. Two dimensions combine as ``Dimension::broadcast_merge``:
 
   * both may be 1 (their intervals contain 1): the hull ``min(lowers)..max(uppers)``
-    (``?`` with ``3`` is ``3``, but ``?`` with ``?`` or ``1..5`` with ``0..2`` is the hull);
-  * only one may be 1: the other one (``1..5`` with ``3`` is ``3``, ``?`` with ``0`` is ``0``);
+    (``?`` with ``?`` is ``?``, ``1..5`` with ``0..2`` is ``..5``);
+  * only one may be 1: the other one (``?`` with ``3`` is ``3``, ``?`` with ``0`` is ``0``);
   * neither: their intersection; an empty one is an error (``3`` vs ``4``, ``2..3`` vs ``5..``).
 - ``pdpd``: the second shape must fit inside the first starting at ``axis`` (``-1``: aligned
-  right); the result has the first shape's rank. A dynamic rank gives a dynamic rank. It is an
-  error when the second shape has the higher rank, ``axis < -1``, the second shape overruns
-  the first, or a static dimension of the second is larger than the static one it meets
-  (``1`` in the first cannot be stretched); otherwise each window dimension combines as in
-  numpy.
+  right; an IR without ``auto_broadcast.auto_broadcast_axis`` means axis 0); the result has
+  the first shape's rank; a dynamic rank gives a dynamic rank. It is an error when the second
+  shape has the higher rank, ``axis < -1``, the second shape overruns the first, or a static
+  dimension of the second is larger than the static one it meets (``1`` in the first cannot
+  be stretched); otherwise each window dimension combines as in numpy.
 
 Several inputs fold left to right (``((s0 ∘ s1) ∘ s2)``), as OpenVINO's ops do.
 

@@ -11,8 +11,9 @@ Element-type rules (what OpenVINO 2026 accepts; ``dynamic`` is accepted everywhe
 - ``any`` (LogicalNot, Round, Elu): any type, the output of the input's type.
 
 Binary ops take ``auto_broadcast`` (``none``/``numpy``/``pdpd``, default ``numpy``) and, for
-``pdpd``, ``auto_broadcast_axis`` (default -1), the two attributes OpenVINO writes; shapes
-combine with :mod:`irrun.ops._broadcast`.
+``pdpd``, ``auto_broadcast.auto_broadcast_axis`` (default 0: OpenVINO's ``AutoBroadcastSpec``
+axis when the IR has none; -1 aligns right), the two attributes OpenVINO writes; shapes
+combine with :mod:`irrun.ops._broadcast`. The parsed axis is ``op.auto_broadcast_axis``.
 
 Kernels (``compute`` on numpy arrays already broadcast): f16, bf16 and the f8 types compute
 in float32 and round back once, as OpenVINO's reference does through its ``float`` conversions
@@ -40,6 +41,7 @@ from irrun.shape import Dim
 
 __all__ = [
     "BinaryOp",
+    "Broadcasting",
     "UnaryOp",
     "FloatUnaryOp",
     "AUTO_BROADCAST",
@@ -59,7 +61,8 @@ __all__ = [
 
 BOOLEAN = ELEMENT_TYPES["boolean"]
 AUTO_BROADCAST = Attribute("auto_broadcast", "enum", "numpy", choices=MODES)
-AUTO_BROADCAST_AXIS = Attribute("auto_broadcast_axis", "int", -1)
+#: OpenVINO writes the pdpd axis as this attribute; absent, its axis is 0 (not -1).
+AUTO_BROADCAST_AXIS = Attribute("auto_broadcast.auto_broadcast_axis", "int", 0)
 
 _ACCEPTS = {
     "arithmetic": (lambda t: t.kind != "bool", "any type but boolean"),
@@ -121,7 +124,14 @@ def integer_division_check(op: Op, divisor: np.ndarray) -> None:
         raise ZeroDivisionError(f"{op.describe()}: integer division by zero")
 
 
-class BinaryOp(Op):
+class Broadcasting(Op):
+    @property
+    def auto_broadcast_axis(self) -> int:
+        """The pdpd axis (the ``auto_broadcast.auto_broadcast_axis`` attribute)."""
+        return getattr(self, AUTO_BROADCAST_AXIS.field)
+
+
+class BinaryOp(Broadcasting):
     """Two inputs broadcast by ``auto_broadcast``; subclasses set ``category`` and
     ``compute(a, b)`` (numpy arrays of the output's dtype, already broadcast)."""
 

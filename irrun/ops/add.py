@@ -1,7 +1,8 @@
 """Add-1: elementwise ``a + b`` with auto-broadcast.
 
 Inputs: two tensors of one element type (not boolean). Attributes: ``auto_broadcast``
-(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+(none/numpy/pdpd, default numpy) and, for pdpd, the axis
+(``auto_broadcast.auto_broadcast_axis``, default 0). Output: the
 broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
 Integers wrap. Partial values: a size plus a constant stays a size when it cannot go below 0
 (``seq + 1``).

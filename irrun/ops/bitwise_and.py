@@ -1,7 +1,8 @@
 """BitwiseAnd-13: elementwise bitwise ``and`` with auto-broadcast (opset13).
 
 Inputs: two tensors of one element type (an integer type or boolean). Attributes:
-``auto_broadcast`` (none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``.
+``auto_broadcast`` (none/numpy/pdpd, default numpy) and, for pdpd, the axis
+(``auto_broadcast.auto_broadcast_axis``, default 0).
 Output: the broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
 On booleans it is the logical operation. OpenVINO refuses floats.
 """

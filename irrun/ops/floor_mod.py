@@ -1,7 +1,8 @@
 """FloorMod-1: remainder with the sign of the divisor (Python's ``%``).
 
 Inputs: two tensors of one element type (not boolean). Attributes: ``auto_broadcast``
-(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+(none/numpy/pdpd, default numpy) and, for pdpd, the axis
+(``auto_broadcast.auto_broadcast_axis``, default 0). Output: the
 broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
 The reference computes ``x - y * floor(x / y)`` in double for floats and signed integers
 (exact for integers below 2**53), ``x % y`` for unsigned ones. Integer division by zero

@@ -1,7 +1,8 @@
 """LogicalXor-2: elementwise ``xor`` of booleans with auto-broadcast.
 
 Inputs: two tensors of one element type (boolean only). Attributes: ``auto_broadcast``
-(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+(none/numpy/pdpd, default numpy) and, for pdpd, the axis
+(``auto_broadcast.auto_broadcast_axis``, default 0). Output: the
 broadcast shape (:mod:`irrun.ops._broadcast`), boolean.
 OpenVINO refuses any other element type.
 """

@@ -1,7 +1,8 @@
 """Mod-1: remainder with the sign of the dividend (C's truncation).
 
 Inputs: two tensors of one element type (not boolean). Attributes: ``auto_broadcast``
-(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+(none/numpy/pdpd, default numpy) and, for pdpd, the axis
+(``auto_broadcast.auto_broadcast_axis``, default 0). Output: the
 broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
 The reference: ``x % y`` for integers (division by zero raises here, undefined in OpenVINO),
 ``x - trunc(x / y) * y`` in the type for floats (f16/bf16 in float32); a zero divisor gives

@@ -1,7 +1,8 @@
 """Power-1: elementwise ``a ** b`` with auto-broadcast.
 
 Inputs: two tensors of one element type (not boolean). Attributes: ``auto_broadcast``
-(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+(none/numpy/pdpd, default numpy) and, for pdpd, the axis
+(``auto_broadcast.auto_broadcast_axis``, default 0). Output: the
 broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
 Integers: ``std::pow`` truncated (negative exponents give 0 but for bases 1 and -1; 0 to a
 negative power is undefined in OpenVINO, 0 here); overflow wraps (undefined in OpenVINO).

@@ -1,7 +1,8 @@
 """Select-1: ``cond ? then : else`` elementwise, with auto-broadcast over all three inputs.
 
 Inputs: ``cond`` (boolean), ``then`` and ``else`` of one element type (any). Attribute
-``auto_broadcast`` (none/numpy/pdpd, default numpy; pdpd: ``auto_broadcast_axis``). Shape
+``auto_broadcast`` (none/numpy/pdpd, default numpy; pdpd: ``auto_broadcast.auto_broadcast_axis``,
+default 0). Shape
 rule as OpenVINO's: numpy and none fold ``else``, ``then``, ``cond`` in that order; pdpd
 broadcasts ``else`` into ``then``, then ``cond`` into that (one way). Output type: the
 then/else type.
@@ -12,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from irrun.ops._broadcast import broadcast_shapes
-from irrun.ops._elementwise import AUTO_BROADCAST, AUTO_BROADCAST_AXIS, align_pdpd
-from irrun.ops.base import Op, TensorInfo, common_element_type
+from irrun.ops._elementwise import AUTO_BROADCAST, AUTO_BROADCAST_AXIS, Broadcasting, align_pdpd
+from irrun.ops.base import TensorInfo, common_element_type
 from irrun.ops.registry import register
 
 
 @register
-class Select(Op):
+class Select(Broadcasting):
     """Select-1."""
 
     type, version, inputs = "Select", 1, (3, 3)

@@ -1,7 +1,8 @@
 """Subtract-1: elementwise ``a - b`` with auto-broadcast.
 
 Inputs: two tensors of one element type (not boolean). Attributes: ``auto_broadcast``
-(none/numpy/pdpd, default numpy) and, for pdpd, ``auto_broadcast_axis``. Output: the
+(none/numpy/pdpd, default numpy) and, for pdpd, the axis
+(``auto_broadcast.auto_broadcast_axis``, default 0). Output: the
 broadcast shape (:mod:`irrun.ops._broadcast`), the inputs' type.
 Integers wrap. Partial values: a size minus a constant when the result cannot be negative
 (``seq - 1`` for ``seq`` in ``2..``), else unknown.
