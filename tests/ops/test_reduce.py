@@ -10,6 +10,7 @@ import numpy as np
 import openvino as ov
 import openvino.opset1 as opset1
 import openvino.opset4 as opset4
+import openvino.opset8 as opset8
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -103,7 +104,7 @@ def test_axes_from_a_shape_subgraph_are_folded():
     rank = opset1.shape_of(opset1.shape_of(parameter("[2,?,4]", "f32", name="y")))  # [3]
     node = opset1.reduce_max(x, rank, False)
     assert str(node.get_output_partial_shape(0)) == "[2,3,4]"
-    check_shapes(node, allow_trusted=("ShapeOf",), allow_warnings=True)
+    check_shapes(node)
 
 
 # -- partial values ---------------------------------------------------------------------------
@@ -164,6 +165,16 @@ def test_empty_axes_pass_a_partial_value_through_and_max_forgets_it():
     assert elements_of(same) == elements
     (forgotten,) = _infer("ReduceMax", 1, [_shape_value(*elements), _axes(0)])
     assert forgotten.shape == Shape([]) and elements_of(forgotten) is None
+
+
+def test_flattening_a_dynamic_shape_through_reduce_prod_matches_openvino():
+    """Reshape(y, [ReduceProd(ShapeOf(y)[0:2]), -1]): the product of the bounds, as OpenVINO."""
+    y = parameter("[2..4,3,?]", "f32", name="y")
+    first_two = opset8.gather(opset1.shape_of(y), constant([0, 1], "i64"), constant(0, "i64"))
+    size = opset1.reduce_prod(first_two, constant([0], "i64"), True)
+    node = opset1.reshape(y, opset1.concat([size, constant([-1], "i64")], 0), False)
+    assert str(node.get_output_partial_shape(0)) == "[6..12,?]"
+    check_shapes(node)
 
 
 # -- kernels ----------------------------------------------------------------------------------
