@@ -110,14 +110,21 @@ class ConvolutionFamily(Op):
         sizes = data_dims[2:]
         kernel = filter_dims[self.filter_head :]
         kernel_ints = [k.lower if k.is_static else None for k in kernel]
-        begin, end = resolve_pads(self.auto_pad, *pads, sizes, kernel_ints, self.dilations,
-                                  self.strides)  # fmt: skip
+        begin, end = resolve_pads(
+            self.auto_pad, *pads, sizes, kernel_ints, self.dilations, self.strides
+        )
         auto = self.auto_pad in ("same_upper", "same_lower")
         out = [data_dims[0], channels]
         for axis in range(spatial):
-            dim, padded, window = conv_output_dim(sizes[axis], kernel[axis], self.dilations[axis],
-                                                  self.strides[axis], begin[axis], end[axis],
-                                                  auto)  # fmt: skip
+            dim, padded, window = conv_output_dim(
+                sizes[axis],
+                kernel[axis],
+                self.dilations[axis],
+                self.strides[axis],
+                begin[axis],
+                end[axis],
+                auto,
+            )
             if padded is not None and padded.is_static and window.is_static:
                 if window.lower > padded.lower:
                     self.context.error(
@@ -147,8 +154,12 @@ class ConvolutionFamily(Op):
     def _checked_attributes(self, spatial: int):
         begin = self.pads_begin or [0] * spatial
         end = self.pads_end or [0] * spatial
-        for name, values in (("strides", self.strides), ("dilations", self.dilations),
-                             ("pads_begin", begin), ("pads_end", end)):  # fmt: skip
+        for name, values in (
+            ("strides", self.strides),
+            ("dilations", self.dilations),
+            ("pads_begin", begin),
+            ("pads_end", end),
+        ):
             if len(values) != spatial:
                 self.context.error(
                     "attribute-value",
@@ -181,9 +192,15 @@ class ConvolutionFamily(Op):
         spatial = data.ndim - 2
         kernel = filters.shape[-spatial:]
         sizes = [Dim(s) for s in data.shape[2:]]
-        begin, end = resolve_pads(self.auto_pad, self.pads_begin or [0] * spatial,
-                                  self.pads_end or [0] * spatial, sizes, list(kernel),
-                                  self.dilations, self.strides)  # fmt: skip
+        begin, end = resolve_pads(
+            self.auto_pad,
+            self.pads_begin or [0] * spatial,
+            self.pads_end or [0] * spatial,
+            sizes,
+            list(kernel),
+            self.dilations,
+            self.strides,
+        )
         short = [i for i, (b, e) in enumerate(zip(begin, end)) if b + e < 0]
         if short:
             axis = short[0]

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.shape import Dim, static_dim
+from irrun.ops.base import Attribute, Op, TensorInfo
+from irrun.shape import Dim, Shape, static_dim
 
 __all__ = [
     "AUTO_PADS",
@@ -41,6 +42,8 @@ __all__ = [
     "pool_output_dim",
     "window_view",
     "pad_array",
+    "PoolingFamily",
+    "pooling_attributes",
 ]
 
 AUTO_PADS = ("explicit", "same_upper", "same_lower", "valid")  # OpenVINO refuses "notset"
@@ -112,8 +115,9 @@ def resolve_pads(auto_pad, pads_begin, pads_end, sizes, kernel, dilations, strid
     return list(pads_begin), list(pads_end)
 
 
-def conv_output_dim(size: Dim, kernel: Dim, dilation: int, stride: int, pad_begin: int,
-                    pad_end: int, auto: bool):  # fmt: skip
+def conv_output_dim(
+    size: Dim, kernel: Dim, dilation: int, stride: int, pad_begin: int, pad_end: int, auto: bool
+):
     """``(output dim, padded data dim, dilated kernel)`` of one convolution axis; the caller
     checks ``dilated kernel <= padded`` when both are static."""
     if auto:
@@ -124,8 +128,16 @@ def conv_output_dim(size: Dim, kernel: Dim, dilation: int, stride: int, pad_begi
     return out, padded, window
 
 
-def pool_output_dim(size: Dim, kernel: int, dilation: int, stride: int, pad_begin: int,
-                    pad_end: int, rounding: str, auto: bool):  # fmt: skip
+def pool_output_dim(
+    size: Dim,
+    kernel: int,
+    dilation: int,
+    stride: int,
+    pad_begin: int,
+    pad_end: int,
+    rounding: str,
+    auto: bool,
+):
     """``(output dim, padded data dim, dilated kernel)`` of one pooling axis."""
     if auto and not size.is_static:
         return Dim.dynamic(), None, None
@@ -183,3 +195,182 @@ def window_view(padded: np.ndarray, out_sizes, kernel, strides, dilations) -> np
         *(st * d for st, d in zip(spatial, dilations)),
     )
     return np.lib.stride_tricks.as_strided(padded, shape, steps, writeable=False)
+
+
+# -- the poolings' shared attributes, shape rule and window gathering --------------------------
+
+
+class PoolingFamily(Op):
+    """Attributes and shape rule of MaxPool and AvgPool (every version)."""
+
+    inputs = (1, 1)
+    #: Whether the version takes ``rounding_type="ceil_torch"`` (MaxPool-14, AvgPool-14/16).
+    torch_rounding = False
+    #: Whether the version has ``dilations``.
+    has_dilations = False
+    dilations = None
+    exclude_pad = False
+
+    def setup(self):
+        if self.rounding_type == "ceil_torch" and not self.torch_rounding:
+            self.context.error(
+                "attribute-value",
+                f"{self.describe()}: rounding_type 'ceil_torch' is not supported by "
+                f"{self.label} (OpenVINO refuses it)",
+                hint=f"use floor or ceil, or {self.type}-14",
+                line=self.layer.data_line,
+            )
+            self.incomplete = True
+
+    def spatial_dilations(self) -> list[int]:
+        """The dilations (all 1 where the version has none or the IR gives none)."""
+        return list(self.dilations or [1] * len(self.kernel))
+
+    def pooled_shape(self, data: TensorInfo) -> Shape | None:
+        """The output shape of ``data`` (reporting problems; ``None`` then)."""
+        kernel = self.kernel
+        count = len(kernel)
+        dilations = self.spatial_dilations()
+        pads_begin = self.pads_begin or [0] * count
+        pads_end = self.pads_end or [0] * count
+        dims = data.shape.dims
+        problem = None
+        if dims is not None and len(dims) not in (3, 4, 5):
+            self.context.error(
+                "input-rank",
+                f"{self.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
+                f"is {data.shape} (rank {len(dims)})",
+                port=self.input_port(0),
+            )
+            return None
+        for name, values in (
+            ("pads_begin", pads_begin),
+            ("pads_end", pads_end),
+            ("strides", self.strides),
+            ("dilations", dilations),
+        ):
+            if len(values) != count:
+                problem = (
+                    f"{name} has {len(values)} value(s) "
+                    f"({','.join(map(str, values)) or 'empty'}) for a kernel of {count}"
+                )
+                break
+        else:
+            if dims is not None and count != len(dims) - 2:
+                problem = (
+                    f"the kernel {','.join(map(str, kernel))} has {count} value(s), but "
+                    f"the data {data.shape} has {len(dims) - 2} spatial dimension(s)"
+                )
+            elif any(v <= 0 for v in (*self.strides, *dilations)):
+                problem = "strides and dilations must be positive"
+            elif any(v < 0 for v in (*pads_begin, *pads_end)):
+                problem = "pads must not be negative"
+        if problem is not None:
+            self.context.error(
+                "attribute-value",
+                f"{self.describe()}: {problem}",
+                hint="give kernel, strides, dilations and pads one value per spatial dimension",
+                line=self.layer.data_line,
+            )
+            return None
+        if dims is None:
+            return Shape([Dim.dynamic()] * (count + 2))
+        for index, what in ((0, "batch size"), (1, "channel count")):
+            if dims[index] == 0:
+                self.context.error(
+                    "input-dims",
+                    f"{self.describe()}: the data {data.shape} has a {what} of zero",
+                    port=self.input_port(0),
+                )
+                return None
+        sizes = dims[2:]
+        begin, end = resolve_pads(
+            self.auto_pad, pads_begin, pads_end, sizes, kernel, dilations, self.strides
+        )
+        auto = self.auto_pad in ("same_upper", "same_lower")
+        out = [dims[0], dims[1]]
+        for axis in range(count):
+            dim, padded, window = pool_output_dim(
+                sizes[axis],
+                kernel[axis],
+                dilations[axis],
+                self.strides[axis],
+                begin[axis],
+                end[axis],
+                self.rounding_type,
+                auto,
+            )
+            if sizes[axis].is_static and padded is not None:
+                if window > padded.lower:
+                    self.context.error(
+                        "input-dims",
+                        f"{self.describe()}: spatial axis {axis}: the dilated kernel "
+                        f"({kernel[axis]} - 1) * {dilations[axis]} + 1 = {window} is larger than "
+                        f"the padded data {sizes[axis]} + {begin[axis]} + {end[axis]} = {padded}",
+                        port=self.input_port(0),
+                        hint="use a smaller kernel or more padding",
+                    )
+                    return None
+                if self.exclude_pad and not (window > begin[axis] and window > end[axis]):
+                    self.context.error(
+                        "attribute-value",
+                        f"{self.describe()}: spatial axis {axis}: the kernel ({window} after "
+                        f"dilation) is not larger than pads {begin[axis]}, {end[axis]}, so with "
+                        "exclude-pad some windows hold only padding",
+                        hint="use smaller pads or a larger kernel",
+                        line=self.layer.data_line,
+                    )
+                    return None
+            out.append(dim)
+        return Shape(out)
+
+    def windows(self, data: np.ndarray, fill):
+        """``(view [N, C, *out, *kernel] of data padded with fill, pads_begin, pads_end)``; the
+        end is padded beyond ``pads_end`` where ceil rounding needs it (``fill`` there too)."""
+        count = len(self.kernel)
+        dilations = self.spatial_dilations()
+        sizes = [static_dim(s) for s in data.shape[2:]]
+        begin, end = resolve_pads(
+            self.auto_pad,
+            self.pads_begin or [0] * count,
+            self.pads_end or [0] * count,
+            sizes,
+            self.kernel,
+            dilations,
+            self.strides,
+        )
+        auto = self.auto_pad in ("same_upper", "same_lower")
+        out_sizes, extended = [], []
+        for axis in range(count):
+            dim, _, window = pool_output_dim(
+                sizes[axis],
+                self.kernel[axis],
+                dilations[axis],
+                self.strides[axis],
+                begin[axis],
+                end[axis],
+                self.rounding_type,
+                auto,
+            )
+            out = dim.lower
+            out_sizes.append(out)
+            reach = (out - 1) * self.strides[axis] + window if out else 0
+            extended.append(max(end[axis], reach - sizes[axis].lower - begin[axis]))
+        padded = pad_array(data, begin, extended, fill)
+        view = window_view(padded, out_sizes, self.kernel, self.strides, dilations)
+        return view, begin, end, extended
+
+
+def pooling_attributes(*, rounding=("floor", "ceil"), dilations_since=None, extra=()):
+    """The declared attributes of a pooling op version."""
+    declared = [
+        Attribute("strides", "ints", [], required=True),
+        Attribute("pads_begin", "ints", [], required=True),
+        Attribute("pads_end", "ints", [], required=True),
+        Attribute("kernel", "ints", [], required=True),
+        Attribute("rounding_type", "enum", "floor", choices=("floor", "ceil", "ceil_torch")),
+        Attribute("auto_pad", "enum", "explicit", choices=AUTO_PADS),
+    ]
+    if dilations_since is not None:
+        declared.append(Attribute("dilations", "ints", [], since=dilations_since))
+    return tuple(declared) + tuple(extra)

@@ -1,0 +1,149 @@
+"""MaxPool-1, MaxPool-8, MaxPool-14: the largest value of each window, and (8, 14) where it is.
+
+Spec facts: data ``[N, C, *spatial]`` (1 to 3 spatial axes); attributes ``kernel``,
+``strides``, ``pads_begin``, ``pads_end`` (required, one value per spatial axis, pads >= 0),
+``rounding_type`` (``floor`` default, ``ceil``; MaxPool-14 adds ``ceil_torch``, which drops a
+last window starting in the end padding), ``auto_pad`` (``explicit`` default, ``valid``,
+``same_upper``, ``same_lower``); MaxPool-8/14 add ``dilations`` (default 1s),
+``index_element_type`` (``i64`` default or ``i32``) and ``axis`` (default 0, in
+``[-rank, rank-1]``) and a second output, the indices. Output shape per
+:mod:`irrun.ops._windows`; element type of the data (indices: ``index_element_type``).
+OpenVINO refuses a zero batch or channel dim, a kernel larger than the padded data, and
+``ceil_torch`` before version 14.
+
+Values (OpenVINO's reference, which its CPU plugin matches bit for bit): a window's result
+starts at the type's lowest finite value and is replaced only by a strictly larger element,
+so NaN is never picked, a window of only ``-inf``/NaN/padding gives ``-3.4028235e38`` (f32
+``lowest``, not ``-inf``) with index 0, and ties give the first element in window order.
+Indices are flat indices into the input (batch and channel included) for ``axis`` 0, and
+that index modulo ``prod(shape[axis:])`` otherwise (``axis`` 2: the position within the
+channel). Exact: the tests compare bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irrun.element_types import ELEMENT_TYPES
+from irrun.ops._windows import PoolingFamily, pooling_attributes, window_view
+from irrun.ops.base import Attribute, TensorInfo, normalize_axis_or_report
+from irrun.ops.registry import register
+
+
+def _lowest(dtype) -> object:
+    """The type's lowest finite value (``std::numeric_limits<T>::lowest()``)."""
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    if dtype.kind == "b":
+        return False
+    import ml_dtypes  # its finfo also knows bfloat16 and the f8 types
+
+    return ml_dtypes.finfo(dtype).min
+
+
+class _MaxPool(PoolingFamily):
+    with_indices = True
+    axis = 0
+
+    def infer(self, inputs):
+        """Pooled shape; MaxPool-8/14 also give the indices (``index_element_type``)."""
+        data = inputs[0]
+        shape = self.pooled_shape(data)
+        if shape is None:
+            return None
+        out = [TensorInfo(shape, data.element_type, why=f"data {data.shape}")]
+        if not self.with_indices:
+            return out
+        if self.index_element_type.name not in ("i32", "i64"):
+            self.context.error(
+                "attribute-value",
+                f"{self.describe()}: index_element_type must be i32 or i64, not "
+                f"{self.index_element_type}",
+                hint='write index_element_type="i64" (or "i32")',
+                line=self.layer.data_line,
+            )
+            return None
+        if data.shape.rank_is_static:
+            axis = normalize_axis_or_report(self, self.axis, data.shape.rank)
+            if axis is None:
+                return None
+        return [*out, TensorInfo(shape, self.index_element_type, why=f"data {data.shape}")]
+
+    def evaluate(self, inputs):
+        """Argmax over a strided window view (first maximum, NaN and padding never picked)."""
+        data = inputs[0]
+        dtype = data.dtype
+        lowest = _lowest(dtype)
+        key, fill = data, lowest
+        if dtype.kind in "fV":  # floats (bf16 and f8 are "V"): compared in f32 or wider
+            work = np.float32 if dtype.kind == "V" or dtype.itemsize < 4 else dtype
+            key = data.astype(work, copy=False)
+            key = np.where(np.isnan(key), -np.inf, key)
+            fill, lowest = -np.inf, np.dtype(work).type(float(lowest))
+        view, begin, _, extended = self.windows(key, fill)
+        spatial = data.ndim - 2
+        out_shape = view.shape[: 2 + spatial]
+        flat = view.reshape(*out_shape, -1)
+        arg = np.argmax(flat, axis=-1)
+        best = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+        empty = ~(best > lowest)
+        values = np.where(empty, lowest, best).astype(dtype)
+        if not self.with_indices:
+            return [values]
+        # flat position (within one channel) of every cell of the padded grid; -1 in padding
+        sizes = data.shape[2:]
+        grid = np.full([b + s + e for b, s, e in zip(begin, sizes, extended)], -1, np.int64)
+        inner = tuple(slice(b, b + s) for b, s in zip(begin, sizes))
+        grid[inner] = np.arange(int(np.prod(sizes)), dtype=np.int64).reshape(sizes)
+        grid_view = self._grid_windows(grid, out_shape[2:])
+        positions = grid_view.reshape(*out_shape[2:], -1)
+        spatial_index = np.take_along_axis(
+            np.broadcast_to(positions, (*out_shape, positions.shape[-1])), arg[..., None], -1
+        )[..., 0]
+        spatial_index = np.where(empty, 0, spatial_index)
+        channel_size = int(np.prod(sizes))
+        n, c = data.shape[:2]
+        offsets = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * channel_size
+        index = spatial_index + offsets.reshape(n, c, *([1] * spatial))
+        axis = self.axis + data.ndim if self.axis < 0 else self.axis
+        if axis != 0:
+            index = index % int(np.prod(data.shape[axis:]))
+        return [values, index.astype(self.index_element_type.numpy_dtype)]
+
+    def _grid_windows(self, grid, out_sizes):
+        view = window_view(
+            grid[None, None], out_sizes, self.kernel, self.strides, self.spatial_dilations()
+        )
+        return view[0, 0]
+
+
+_INDEX = (
+    Attribute("index_element_type", "element_type", ELEMENT_TYPES["i64"]),
+    Attribute("axis", "int", 0),
+)
+
+
+@register
+class MaxPool1(_MaxPool):
+    """MaxPool-1: values only, no dilations."""
+
+    type, version = "MaxPool", 1
+    attributes = pooling_attributes()
+    with_indices = False
+
+
+@register
+class MaxPool8(_MaxPool):
+    """MaxPool-8: dilations and an indices output."""
+
+    type, version = "MaxPool", 8
+    attributes = pooling_attributes(dilations_since=1, extra=_INDEX)
+
+
+@register
+class MaxPool14(_MaxPool):
+    """MaxPool-14: MaxPool-8 with ``rounding_type="ceil_torch"``."""
+
+    type, version = "MaxPool", 14
+    attributes = pooling_attributes(dilations_since=1, extra=_INDEX)
+    torch_rounding = True
