@@ -3,7 +3,8 @@
 One input of any type but boolean; the output has its shape and type. Attributes ``min`` and
 ``max`` (floats, required; OpenVINO refuses ``min > max``). Integer types clamp to
 ``ceil(min)`` and ``floor(max)`` (saturated to the type's range), floats to ``min``/``max``
-in the type. ``x < min ? min : x > max ? max : x``: NaN stays NaN.
+in the type. ``x < min ? min : x > max ? max : x``: NaN stays NaN. (The CPU plugin truncates a
+fractional ``min`` for u8 instead; irrun follows the reference.)
 """
 
 from __future__ import annotations
