@@ -23,7 +23,8 @@ _I64 = ELEMENT_TYPES["i64"]
 
 class _ShapeOf(Op):
     inputs = (1, 1)
-    output_type = _I64
+    attributes = (Attribute("output_type", "element_type", _I64, since=3),)
+    output_type = _I64  # ShapeOf-1's
 
     def infer(self, inputs):
         """``[rank]`` of the output type; the value as far as the input shape tells it."""
@@ -44,7 +45,6 @@ class ShapeOf1(_ShapeOf):
     """ShapeOf-1: output i64."""
 
     type, version = "ShapeOf", 1
-    attributes = ()
 
 
 @register
@@ -52,7 +52,6 @@ class ShapeOf3(_ShapeOf):
     """ShapeOf-3: ``output_type`` i64 (default) or i32."""
 
     type, version = "ShapeOf", 3
-    attributes = (Attribute("output_type", "element_type", _I64),)
 
     def setup(self):
         if self.output_type.name not in ("i32", "i64"):

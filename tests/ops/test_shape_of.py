@@ -1,0 +1,112 @@
+"""ShapeOf-1 and ShapeOf-3: shapes against OpenVINO, constant and partial values, the kernel
+against the CPU plugin, reported errors."""
+
+from __future__ import annotations
+
+import tempfile
+
+import numpy as np
+import openvino.opset1 as ops1
+import openvino.opset3 as ops3
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import irrun
+from irrun.element_types import element_type
+from irrun.ops.base import TensorInfo
+from irrun.ops.shape_of import ShapeOf3
+from irrun.shape import Dim, Shape
+from tests.helpers.ir_text import Net
+from tests.helpers.openvino_oracle import (
+    check_shapes,
+    constant,
+    model_of,
+    parameter,
+    run_irrun,
+    run_openvino,
+)
+
+SETTINGS = settings(max_examples=30, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+DIMS = ["0", "1", "3", "?", "2..5", "..4", "3.."]
+
+
+@SETTINGS
+@given(st.one_of(st.just("[...]"), st.lists(st.sampled_from(DIMS), max_size=4).map(
+    lambda d: "[" + ",".join(d) + "]")), st.sampled_from(["v1", "i64", "i32"]))  # fmt: skip
+def test_shape_of_shapes_match_openvino(shape, version):
+    x = parameter(shape, "f32", name="x")
+    node = ops1.shape_of(x) if version == "v1" else ops3.shape_of(x, version)
+    check_shapes(node)
+
+
+class _Layer:
+    id, name, attributes, data_line, inputs, outputs = "1", "s", {}, None, [], []
+
+
+def test_shape_of_values():
+    op = ShapeOf3(_Layer(), irrun.ops.base.OpContext())
+    (static,) = op.infer([TensorInfo(Shape.parse("2,0,3"), element_type("f32"))])
+    assert static.value.tolist() == [2, 0, 3] and static.value.dtype == np.int64
+    (partial,) = op.infer([TensorInfo(Shape.parse("2,?,1..4"), element_type("f32"))])
+    assert partial.value is None and partial.partial == (2, Dim.dynamic(), Dim.interval(1, 4))
+    (scalar,) = op.infer([TensorInfo(Shape(()), element_type("f32"))])
+    assert scalar.shape == Shape([0]) and scalar.value.shape == (0,)
+
+
+def test_shape_of_feeds_a_reshape_of_a_dynamic_model():
+    """The usual exported sub-graph (shape-ops.md §1): x [1..8,3,4,5] reshaped to
+    [d0 * d1, d2 * d3] via ShapeOf, Gather, Multiply, ReduceProd and Concat gives [3..24,20]."""
+    x = parameter("[1..8,3,4,5]", "f32", name="x")
+    shape = ops3.shape_of(x, "i64")
+    first = ops1.gather(shape, constant(np.array([0, 1], np.int64)), constant(np.int64(0)))
+    last = ops1.gather(shape, constant(np.array([2, 3], np.int64)), constant(np.int64(0)))
+    target = ops1.concat(
+        [
+            ops1.reduce_prod(first, constant(np.array([0], np.int64)), True),
+            ops1.reduce_prod(last, constant(np.array([0], np.int64)), True),
+        ],
+        0,
+    )
+    node = ops1.reshape(x, target, True)  # fmt: skip
+    assert str(node.get_output_partial_shape(0)) == "[3..24,20]"
+    check_shapes(ops1.reshape(x, ops1.concat([ops1.gather(shape, constant(np.array([0])),
+                 constant(np.int64(0))), constant(np.array([-1]))], 0), False))  # fmt: skip
+
+
+@pytest.mark.parametrize("output_type", ["i64", "i32"])
+def test_shape_of_kernel_matches_openvino(output_type):
+    x = parameter("[?,3,?]", "f32", name="x")
+    model = model_of(ops3.shape_of(x, output_type), ops1.shape_of(x))
+    value = np.zeros((2, 3, 5), np.float32)
+    expected = run_openvino(model, {"x": value})
+    actual = run_irrun(model, {"x": value})
+    for a, e in zip(actual, expected):
+        assert a.dtype == e.dtype
+        np.testing.assert_array_equal(a, e)
+
+
+def _validate(net, text):
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(f"{tmp}/m.xml", "w") as f:
+            f.write(text)
+        with open(f"{tmp}/m.bin", "wb") as f:
+            f.write(bytes(net.blob))
+        return irrun.load(f"{tmp}/m.xml").validate()
+
+
+def test_shape_of_bad_output_type_is_reported():
+    net = Net()
+    x = net.param("x", "2,3")
+    net.result(net.op("s", "ShapeOf", "opset3", {"output_type": "f32"}, [x], [2], "I64"))
+    errors = [d for d in _validate(net, net.text()).errors if d.code == "attribute-value"]
+    assert len(errors) == 1 and "output_type f32 is not allowed" in errors[0].message
+
+
+def test_shape_of1_attribute_is_warned():
+    net = Net()
+    x = net.param("x", "2,3")
+    net.result(net.op("s", "ShapeOf", "opset1", {"output_type": "i32"}, [x], [2], "I64"))
+    (warning,) = list(_validate(net, net.text()))
+    assert warning.code == "unknown-attribute" and "ShapeOf-3 and later" in warning.hint
