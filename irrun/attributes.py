@@ -45,7 +45,9 @@ def parse_integer(text: str) -> int:
     """A decimal integer inside the 64-bit range (ASCII digits only)."""
     value = parse_int(text)
     if value is None:
-        raise ValueError("an integer inside the 64-bit range")
+        digits = text.strip().lstrip("+-")
+        too_big = digits.isdigit() and digits.isascii()
+        raise ValueError("an integer inside the 64-bit range" if too_big else "an integer")
     return value
 
 

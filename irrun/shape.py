@@ -206,7 +206,7 @@ class Shape:
     @classmethod
     def _parse_uncached(cls, text: str) -> Shape:
         text = text.strip()
-        if text == "...":
+        if text in ("...", "[...]"):
             return _DYNAMIC_RANK
         if text.startswith("[") and text.endswith("]"):
             text = text[1:-1]

@@ -234,7 +234,7 @@ def _report_unresolved(layer, resolution, emit) -> None:
         else:
             message = (f"{layer.describe()}: {version} has no op type {layer_type!r}; OpenVINO "
                        "refuses the model")  # fmt: skip
-            close = difflib.get_close_matches(layer.type, _all_types(), n=1, cutoff=0.7)
+            close = difflib.get_close_matches(layer.type, _all_types(), n=1, cutoff=0.6)
             hint = (f"did you mean {close[0]}?" if close else
                     'a custom op belongs in its own opset (e.g. version="extension")')  # fmt: skip
         emit("not-in-opset", message, layer=layer, hint=hint)

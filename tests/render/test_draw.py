@@ -40,12 +40,12 @@ ENGINES = ["matplotlib", pytest.param("graphviz", marks=needs_dot)]
 
 # -- models ------------------------------------------------------------------------------------
 def _chain(length):
-    """x -> relu1 -> ... -> reluN -> out (Relu is an op irrun trusts: a warning each)."""
+    """x -> relu1 -> ... -> reluN -> out (MyRelu, a custom op irrun trusts: a warning each)."""
     layers = [parameter(0, "x", [4])]
     edges = []
     for index in range(1, length + 1):
         layers.append(
-            f'<layer id="{index}" name="relu{index}" type="Relu" version="opset1">'
+            f'<layer id="{index}" name="relu{index}" type="MyRelu" version="extension">'
             '<input><port id="0"><dim>4</dim></port></input>'
             '<output><port id="1" precision="FP32"><dim>4</dim></port></output></layer>'
         )
@@ -183,7 +183,7 @@ def test_before_validation_boxes_show_declared_shapes():
 
 def test_unknown_op_shows_its_type_and_opset():
     nodes = _dot_nodes(draw(_chain(1), format="dot"))
-    assert nodes["L1"][0] == ["relu1", "Relu opset1", "f32 [4]"]
+    assert nodes["L1"][0] == ["relu1", "MyRelu extension", "f32 [4]"]
 
 
 def test_layers_are_ranked_by_topological_generation(tiny):

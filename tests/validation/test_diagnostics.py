@@ -785,7 +785,8 @@ def test_no_result():
 
 
 def test_unknown_op_is_a_trusted_warning():
-    text = edit(concat3().text(), 'type="Concat"', 'type="Konkat"')
+    text = edit(concat3().text(), 'type="Concat" version="opset1"',
+                'type="Konkat" version="extension"')  # fmt: skip
     report = check(text)
     d = assert_single(report, "unknown-op")
     assert_diag(
@@ -794,30 +795,54 @@ def test_unknown_op_is_a_trusted_warning():
         line=line_of(text, 'type="Konkat"'),
         layer_id=3,
         severity="warning",
-        contains=["does not know op type 'Konkat'", "trusted"],
+        contains=["does not know op type 'Konkat' of opset 'extension'", "trusted"],
     )
     assert report.ok
     assert (report.layers_checked, report.layers_trusted) == (4, 1)
+    assert report.trusted_types == {"Konkat extension": 1}
     assert "1 trusted" in report.summary()
 
 
-def test_op_in_an_opset_it_does_not_exist_in():
+def test_op_type_its_opset_does_not_have():
+    """OpenVINO refuses a type its declared opset lacks ("Cannot create Konkat layer")."""
+    text = edit(concat3().text(), 'type="Concat"', 'type="Konkat"')
+    with pytest.raises(RuntimeError):
+        ov.Core().read_model(model=text, weights=ov.Tensor(np.zeros(1, np.uint8)))
+    report = check(text)
+    d = assert_single(report, "not-in-opset")
+    assert_diag(d, "not-in-opset", line=line_of(text, 'type="Konkat"'), layer_id=3,
+                contains=["opset1 has no op type 'Konkat'; OpenVINO refuses the model"])  # fmt: skip
+    assert d.hint == "did you mean Concat?"
+    assert not report.ok
+
+
+def test_op_in_an_opset_before_its_first():
     text = edit(concat3().text(), 'type="Concat" version="opset1"',
-                  'type="Concat" version="opset0"')  # fmt: skip
-    d = assert_single(check(text), "unknown-op")
-    assert "'opset0' is not an opset OpenVINO has (opset1 to opset16)" in d.message
+                'type="Concat" version="opset0"')  # fmt: skip
+    d = assert_single(check(text), "unknown-opset")
+    assert "'opset0' is not an opset OpenVINO has (opset1 to opset17)" in d.message
+    assert d.hint == 'use an existing opset, e.g. version="opset16"'
 
 
-def test_op_in_an_opset_that_does_not_exist_bug():
-    """BUG (missed diagnostic): irrun/ops/registry.py resolve() takes any ``opsetN`` number, so
-    a Concat with version="opset99" is checked as Concat-1 without a word. OpenVINO refuses the
-    file ("Cannot create Concat layer cat id:3 from unsupported opset: opset99", ir-format.md
-    §13; the last opset of 2026.4 is opset17). Expected at least an unknown-op diagnostic."""
+def test_op_in_an_opset_that_does_not_exist():
+    """OpenVINO refuses the file ("Cannot create Concat layer cat id:3 from unsupported opset:
+    opset99", ir-format.md §13; the last opset of 2026.4 is opset17)."""
     text = edit(concat3().text(), 'version="opset1">\n      <data axis',
                   'version="opset99">\n      <data axis')  # fmt: skip
     with pytest.raises(RuntimeError, match="unsupported opset"):
         ov.Core().read_model(model=text, weights=ov.Tensor(np.zeros(1, np.uint8)))
-    assert "unknown-op" in check(text).codes()
+    report = check(text)
+    assert report.codes() == ["unknown-opset"]
+    assert not report.ok
+
+
+def test_unknown_attribute_is_a_warning_with_a_suggestion():
+    text = edit(concat3().text(), '<data axis="1"/>', '<data axis="1" axes="1"/>')
+    d = assert_single(check(text), "unknown-attribute")
+    assert_diag(d, "unknown-attribute", line=line_of(text, 'axes="1"'), layer_id=3,
+                contains=["attribute axes='1' is not an attribute of Concat-1; OpenVINO "
+                          "ignores it"])  # fmt: skip
+    assert d.hint == "did you mean axis?"
 
 
 def test_subgraph_is_not_checked(tmp_path):
