@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.element_types import ELEMENT_TYPES, ElementType, from_numpy_dtype, nf4_values
+from irrun.element_types import ELEMENT_TYPES, ElementType, from_numpy_dtype
 from irrun.ops.base import DYNAMIC_TYPE, Attribute, Op, TensorInfo
 from irrun.ops.registry import register
 
@@ -60,6 +60,17 @@ _NF4_THRESHOLDS = np.array(
         -0.23460740596055984, -0.13791173323988914, -0.045525018125772476, 0.03979014977812767,
         0.1202552504837513, 0.2035212516784668, 0.2920137718319893, 0.3893125355243683,
         0.5016634166240692, 0.6427869200706482, 0.8614784181118011,
+    ],
+    dtype=np.float32,
+)  # fmt: skip
+
+#: nf4 code → value, exactly OpenVINO's ConvertNF4::dequantize table (as f32).
+_NF4_VALUES = np.array(
+    [
+        -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+        -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
+        0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+        0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0,
     ],
     dtype=np.float32,
 )  # fmt: skip
@@ -148,9 +159,14 @@ def convert_array(array, source: ElementType, destination: ElementType) -> np.nd
     if source is destination:
         return array
     if source.name == "nf4":
-        array, source = nf4_values(array), ELEMENT_TYPES["f32"]
+        array, source = _NF4_VALUES[array], ELEMENT_TYPES["f32"]
         if destination.name == "f32":
             return array
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is part of the rules
+        return _convert(array, source, destination, out_dtype)
+
+
+def _convert(array, source: ElementType, destination: ElementType, out_dtype) -> np.ndarray:
     kind = destination.kind
     if kind == "bool":
         return array != 0
