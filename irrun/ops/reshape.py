@@ -12,12 +12,14 @@ may be a partial value (each element exact, an interval, or unknown: ``?``); equ
 of input and pattern cancel out of the two products; the ``-1`` dimension of a dynamic product
 is ``[ceil(in_min / out_max), in_max // out_min]``. OpenVINO also cancels dynamic dims it can
 prove equal (symbols): irrun cannot, so its interval may be wider than OpenVINO's, never
-narrower. Errors (OpenVINO's wording in quotes): two -1 ("More than one dimension has size of
--1"), a value below -1 ("Output pattern dim[0] has invalid bounds"), a special zero beyond the
-input rank ("'0' dimension is out of range"), a -1 that cannot be a whole number ("Non-'-1'
-output dimensions do not evenly divide the input dimensions", "Cannot infer '-1' dimension with
-zero-size output dimension ..."), and static shapes whose element counts differ ("Requested
-output shape ... is incompatible with input shape"). The kernel is ``np.reshape`` (a view).
+narrower; where OpenVINO's interval is empty (``1..0``: no run can succeed, yet it reports
+nothing) irrun gives ``?``. Errors (OpenVINO's wording in quotes): two -1 ("More than one
+dimension has size of -1"), a value below -1 ("Output pattern dim[0] has invalid bounds"), a
+special zero beyond the input rank ("'0' dimension is out of range"), a -1 that cannot be a
+whole number ("Non-'-1' output dimensions do not evenly divide the input dimensions", "Cannot
+infer '-1' dimension with zero-size output dimension ..."), and static shapes whose element
+counts differ ("Requested output shape ... is incompatible with input shape"). The kernel is
+``np.reshape`` (a view).
 """
 
 from __future__ import annotations
@@ -258,7 +260,9 @@ class _Product:
             high = INFINITE
         if product.upper != 0:
             low = ceil_div(low, upper(product))
-        return make_dim(low, high)
+        # OpenVINO keeps an empty interval here without an error (it prints [2..5,1..0] for []
+        # reshaped to [d,-1] with d in 2..5): irrun, which has no empty Dim, says ``?``.
+        return make_dim(low, high) or Dim.dynamic()
 
     def explain(self) -> str:
         return f"{self.static_out}" + ("" if self.dynamic_out == 1 else f" * {self.dynamic_out}")
