@@ -5,7 +5,10 @@ Spec facts: inputs start, stop, step (scalars; OpenVINO also takes 1-element ten
 output's; Range-4: any numeric input types, attribute ``output_type`` (required). The output is
 ``[max(ceil((stop - start) / step), 0)]``, computed in double after truncating the three values
 toward zero when the output type is an integer type (``range_shape_inference.hpp``); ``[?]``
-when an input is not constant. Refused: NaN or infinite inputs and, in Range-1, a zero step.
+when an input is not constant. Refused: NaN or infinite inputs and a zero step (Range-4 too:
+OpenVINO 2026.4 refuses it although its shape inference source allows it). A float step that
+truncates to 0 for an integer output (0.5 → i64) is undefined in OpenVINO (its count is a cast
+of infinity); irrun gives no elements.
 
 Kernel (the reference ``range.hpp``, checked with ``Model.evaluate``): integer output
 ``start + i * step`` (start and step truncated) with wrap-around; float output
@@ -140,7 +143,6 @@ class Range4(_Range):
 
     type, version = "Range", 4
     attributes = (Attribute("output_type", "element_type", DYNAMIC_TYPE, required=True),)
-    step_may_be_zero = True
 
     def setup(self):
         self._etype = self.output_type

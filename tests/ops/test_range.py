@@ -119,10 +119,12 @@ def _validate(net, text=None):
         return irrun.load(f"{tmp}/m.xml").validate()
 
 
-def test_range1_zero_step_is_reported():
-    check_rejected(lambda: ops1.range(constant(np.array(0)), constant(np.array(5)),
-                                      constant(np.array(0))))  # fmt: skip
-    (error,) = [d for d in _validate(_net("opset1", None, (0, 5, 0))).errors]
+@pytest.mark.parametrize("version", ["opset1", "opset4"])
+def test_range_zero_step_is_reported(version):
+    zero = [constant(np.array(v)) for v in (0, 5, 0)]
+    check_rejected(lambda: ops1.range(*zero) if version == "opset1" else range4(*zero, "i64"))
+    data = None if version == "opset1" else {"output_type": "i64"}
+    (error,) = [d for d in _validate(_net(version, data, (0, 5, 0))).errors]
     assert error.code == "input-value" and "step is 0" in error.message
 
 
