@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import irrun
 from irrun.element_types import element_type
 from irrun.ops._values import elements_from_shape
-from irrun.ops.base import TensorInfo
+from irrun.ops.base import OpContext, TensorInfo
 from irrun.ops.registry import resolve
 from irrun.ops.slice import Slice
 from irrun.shape import Dim, Shape
@@ -166,7 +166,7 @@ def test_slice_bounds_from_shape_of_match_openvino(case, bound_dims, as_start, e
 def _bare_op(op_class):
     layer = SimpleNamespace(attributes={}, id="1", name="s", inputs=[], outputs=[],
                             data_line=None)  # fmt: skip
-    return op_class(layer, None)
+    return op_class(layer, OpContext())
 
 
 def _const(values, etype="i64"):
@@ -260,3 +260,14 @@ def test_slice_unknown_attribute_is_warned():
         report = _validate(text, net.blob, tmp)
     (warning,) = list(report)
     assert warning.code == "unknown-attribute" and "axis='1'" in warning.message
+
+
+@pytest.mark.skipif(not _HAS_SHAPE_OF, reason="irrun has no ShapeOf yet")
+def test_shape_of_sliced_feeds_other_shape_ops():
+    """``ShapeOf(x)[:2]`` as the target of Broadcast and the repeats of Tile (dynamic model)."""
+    import openvino.opset3 as opset3
+
+    x = parameter("[?,3,2..5,7]", name="x")
+    head = ops.slice(opset3.shape_of(x), constant([0]), constant([2]), constant([1]))
+    y = parameter("[1,1]", name="y")
+    check_shapes(opset3.broadcast(y, head), ops.tile(y, head))
