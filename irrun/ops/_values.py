@@ -36,6 +36,7 @@ __all__ = [
     "elements_from_shape",
     "info_of_elements",
     "as_dim",
+    "with_elements",
 ]
 
 #: Partial values are kept for tensors of at most this many elements (shapes are short).
@@ -81,3 +82,16 @@ def info_of_elements(elements, element_type, shape: Shape, why="") -> TensorInfo
         return TensorInfo(shape, element_type, value=value, why=why)
     known = elements is not None and any(e is not None for e in elements)
     return TensorInfo(shape, element_type, why=why, partial=tuple(elements) if known else None)
+
+
+def with_elements(info: TensorInfo, elements) -> TensorInfo:
+    """``info`` given these elements: its ``value`` when every element is an ``int`` (so that
+    folding and constant checks see a constant), else its ``partial``."""
+    if elements is None:
+        return info
+    if all(isinstance(e, int) for e in elements):
+        dtype = info.element_type.numpy_dtype
+        info.value = np.array(elements, dtype=dtype).reshape(info.shape.to_tuple())
+    elif any(e is not None for e in elements):
+        info.partial = tuple(elements)
+    return info

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from irrun.ops._values import MAX_ELEMENTS, elements_of
+from irrun.ops._values import MAX_ELEMENTS, elements_of, with_elements
 from irrun.ops.base import (
     Attribute,
     Op,
@@ -43,7 +43,7 @@ class Concat(Op):
             why = partial(_explain, self.axis, axis_dims, "", total)
             info = TensorInfo(out, etype, why=why)
             if len(head) + len(tail) == 0 and any(i.partial is not None for i in inputs):
-                info.partial = _concatenated_elements(inputs)
+                with_elements(info, _concatenated_elements(inputs))
             return [info]
         known = [(i, t.shape) for i, t in enumerate(inputs) if t.shape.rank_is_static]
         if not known:

@@ -20,6 +20,7 @@ from irrun.ops._indices import (
     first_bad_index,
     warn_negative,
 )
+from irrun.ops._values import with_elements
 from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, shape_of_dims
@@ -120,8 +121,8 @@ class _Gather(Op):
         why = partial(_explain, data.shape, indices.shape, axis, self.batch_dims, axis_n, batch,
                       head, middle, tail, out)  # fmt: skip
         info = TensorInfo(out, data.element_type, why=why)
-        if data.partial is not None and indices.value is not None and r == 1:
-            info.partial = _gathered_elements(data.partial, indices.value)
+        if data.partial is not None and indices.value is not None and r == 1 and out.is_static:
+            with_elements(info, _gathered_elements(data.partial, indices.value))
         return [info]
 
     def _check_index_values(self, indices, size: Dim, axis):

@@ -265,7 +265,8 @@ class _Product:
         return make_dim(low, high) or Dim.dynamic()
 
     def explain(self) -> str:
-        return f"{self.static_out}" + ("" if self.dynamic_out == 1 else f" * {self.dynamic_out}")
+        """The other target dimensions as a product (``2 * 3``)."""
+        return " * ".join(str(d) for d in self.outputs) or "1"
 
 
 def _times(a: Dim, b: Dim) -> Dim:

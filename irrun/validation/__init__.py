@@ -67,5 +67,7 @@ def validate(model) -> Report:
     with gc_paused():
         check_structure(model, emit, is_fragment=model.is_fragment)
         trusted_types: dict[str, int] = {}
-        checked, trusted = infer_graph(model, emit, trusted_types)
-    return Report(model.file, diagnostics, checked, trusted, trusted_types=trusted_types)
+        gaps: list = []
+        checked, trusted = infer_graph(model, emit, trusted_types, gaps)
+    return Report(model.file, diagnostics, checked, trusted, trusted_types=trusted_types,
+                  inference_gaps=len(gaps))  # fmt: skip

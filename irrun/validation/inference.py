@@ -30,14 +30,16 @@ FOLD_LIMIT = 1 << 16
 class _LayerContext(OpContext):
     """Collects an op's problems as diagnostics of its layer."""
 
-    __slots__ = ("emit", "layer", "op_label")
+    __slots__ = ("emit", "layer", "op_label", "failed")
 
     def __init__(self, emit, layer, op_label):
         self.emit = emit
         self.layer = layer
         self.op_label = op_label
+        self.failed = False  # an error was reported: the layer was checked and found wrong
 
     def error(self, code, message, *, port=None, hint=None, line=None):
+        self.failed = True
         self.emit(code, message, layer=self.layer, line=line or (port.line if port else None),
                   port=port, hint=hint, op=self.op_label)  # fmt: skip
 
@@ -74,13 +76,20 @@ def _flow_order(graph):
     return graph.acyclic_order()
 
 
-def infer_graph(graph, emit, trusted_types: dict | None = None) -> tuple[int, int]:
+def infer_graph(graph, emit, trusted_types: dict | None = None,
+                gaps: list | None = None) -> tuple[int, int]:  # fmt: skip
     """Run inference over ``graph``; return ``(layers checked, layers trusted)``.
 
     ``trusted_types``, when given, receives the count of trusted layers by op (``Type-N``
-    when the op version is known, else ``Type`` and the version as written)."""
+    when the op version is known, else ``Type`` and the version as written); ``gaps`` the
+    output ports of checked layers whose declaration is more precise than what irrun could
+    infer (OpenVINO wrote a static dim where irrun knows only an interval): not an error,
+    a limit of irrun's inference, counted."""
     if trusted_types is None:
         trusted_types = {}
+    if gaps is None:
+        gaps = []
+    declared_only: set[int] = set()  # id(output port) whose declaration flows on unchecked
     flowing: dict[int, TensorInfo] = {}  # id(output port) -> what flows out of it
     causes: dict[int, object] = {}  # id(output port) -> the diagnostic that tainted it
     checked = trusted = 0
@@ -112,12 +121,16 @@ def infer_graph(graph, emit, trusted_types: dict | None = None) -> tuple[int, in
         resolution = lookup_layer(layer)
         op_class = resolution.op_class
         if op_class is None:
-            trusted += 1
-            label = _trusted_label(layer, resolution)
-            trusted_types[label] = trusted_types.get(label, 0) + 1
+            if resolution.problem in _REFUSED:  # an error: checked, and found wrong
+                checked += 1
+            else:
+                trusted += 1
+                label = _trusted_label(layer, resolution)
+                trusted_types[label] = trusted_types.get(label, 0) + 1
             _report_unresolved(layer, resolution, emit)
             for port in layer.outputs:
                 flowing[id(port)] = _trusted(port)
+                declared_only.add(id(port))
             continue
 
         quick = op_class.quick_outputs
@@ -151,26 +164,37 @@ def infer_graph(graph, emit, trusted_types: dict | None = None) -> tuple[int, in
                  f"{exc}", layer=layer, op=label)  # fmt: skip
             outputs = None
         if outputs is None:
-            trusted += 1
-            trusted_types[label] = trusted_types.get(label, 0) + 1
+            if context.failed:  # checked, and found wrong: its declarations flow on
+                checked += 1
+            else:  # the op could say nothing (e.g. an input of unknown rank it needs)
+                trusted += 1
+                trusted_types[label] = trusted_types.get(label, 0) + 1
             for port in layer.outputs:
                 flowing[id(port)] = _trusted(port)
+                declared_only.add(id(port))
                 if input_causes:
                     causes[id(port)] = input_causes[0]
             continue
         checked += 1
+        if context.failed or (
+            declared_only and any(id(p) in declared_only for p in producers if p is not None)
+        ):  # what flows out rests on something unchecked: its gaps are not irrun's to count
+            declared_only.update(id(port) for port in layer.outputs)
         declared_outputs = None
         foldable = None  # every input a known constant and the op runnable (asked once)
+        folded = None  # the op's outputs, evaluated once for all of them
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
             if info.value is None:
                 if foldable is None:
-                    foldable = has_kernel(op_class)
+                    foldable = has_kernel(op_class) and _small(outputs)
                     for known in inputs:  # (a loop: cheaper than all() over a generator)
                         if known.value is None:
                             foldable = False
                             break
                 if foldable:
-                    info.value = _fold(op, inputs, info)
+                    if folded is None:
+                        folded = _fold(op, inputs)
+                    info.value = folded[index] if index < len(folded) else None
             etype = port.element_type
             if port.declared_shape.dims == info.shape.dims and (
                 etype is None or etype is info.element_type
@@ -178,6 +202,12 @@ def infer_graph(graph, emit, trusted_types: dict | None = None) -> tuple[int, in
                 problems = ()  # the common case: the file says exactly what inference gives
             else:
                 problems = _compare(op, port, info)
+                if (
+                    not problems
+                    and id(port) not in declared_only
+                    and _less_precise(info.shape, port.declared_shape)
+                ):  # a limit of irrun's inference (not of what flowed in)
+                    gaps.append(port)
             if not problems:
                 # Only what inference proves: declared dims are not evidence (OpenVINO ignores
                 # them too), so they never narrow an inferred shape.
@@ -204,6 +234,10 @@ def infer_graph(graph, emit, trusted_types: dict | None = None) -> tuple[int, in
                                   op=label, hint=_mismatch_hint(port, info, code))  # fmt: skip
                 causes.setdefault(id(port), diagnostic)
     return checked, trusted
+
+
+#: Resolution problems that make OpenVINO refuse the model (reported as errors).
+_REFUSED = ("unknown-opset", "not-in-opset")
 
 
 def _trusted_label(layer, resolution) -> str:
@@ -281,17 +315,30 @@ def _infer(op, layer, inputs, producers, context):
     return outputs
 
 
-def _fold(op, inputs, info):
-    """Evaluate the op when every input is a known constant and the result is small."""
-    if not all(i.value is not None for i in inputs) or not info.shape.is_static:
-        return None
-    if info.shape.element_count() > FOLD_LIMIT:
-        return None
+def _small(outputs) -> bool:
+    """True when every output has a static shape of at most FOLD_LIMIT elements."""
+    for info in outputs:
+        shape = info.shape
+        if not shape.is_static or shape.element_count() > FOLD_LIMIT:
+            return False
+    return True
+
+
+def _fold(op, inputs) -> list:
+    """The op's outputs evaluated on its constant inputs (``[]`` when evaluation fails)."""
     try:
-        values = op.evaluate([i.value for i in inputs])
+        return list(op.evaluate([i.value for i in inputs]))
     except Exception:  # out-of-range indices etc. are reported by infer already
-        return None
-    return values[0] if values else None
+        return []
+
+
+def _less_precise(inferred: Shape, declared: Shape) -> bool:
+    """True when the declaration pins down more than the inferred shape does."""
+    if not declared.rank_is_static:
+        return False
+    if not inferred.rank_is_static:
+        return True
+    return any(d.is_static and not i.is_static for d, i in zip(declared, inferred))
 
 
 def _compare(op, port, info) -> list[tuple[str, str]]:

@@ -89,8 +89,10 @@ def test_validate_spec_examples_pass():
 
 
 def test_validate_werror_turns_warnings_into_failure(tmp_path):
-    text = (EXAMPLES / "tiny.xml").read_text().replace(
-        'type="Concat" version="opset1"', 'type="Konkat" version="extension"'
+    text = (
+        (EXAMPLES / "tiny.xml")
+        .read_text()
+        .replace('type="Concat" version="opset1"', 'type="Konkat" version="extension"')
     )
     (tmp_path / "m.xml").write_text(text)
     (tmp_path / "m.bin").write_bytes((EXAMPLES / "tiny.bin").read_bytes())

@@ -86,7 +86,7 @@ def test_a_dim_edited_on_both_ends_is_found_at_its_layer(tmp_path):
                 old + 1
             )
     target = tmp_path / "model.xml"
-    tree.write(str(target))
+    tree.write(str(target), xml_declaration=True, encoding="utf-8")
     shutil.copy(source.with_suffix(".bin"), tmp_path / "model.bin")
     report = irrun.load(target).validate()
     assert [(d.code, d.layer_name, d.line) for d in report.errors] == [

@@ -810,8 +810,9 @@ def test_op_type_its_opset_does_not_have():
         ov.Core().read_model(model=text, weights=ov.Tensor(np.zeros(1, np.uint8)))
     report = check(text)
     d = assert_single(report, "not-in-opset")
+    expected = "opset1 has no op type 'Konkat'; OpenVINO refuses the model"
     assert_diag(d, "not-in-opset", line=line_of(text, 'type="Konkat"'), layer_id=3,
-                contains=["opset1 has no op type 'Konkat'; OpenVINO refuses the model"])  # fmt: skip
+                contains=[expected])  # fmt: skip
     assert d.hint == "did you mean Concat?"
     assert not report.ok
 
@@ -1131,3 +1132,21 @@ def test_every_problem_at_once_in_line_order():
     assert [(d.code, d.line) for d in report] == expected, report.to_text()
     assert len(report.errors) == 5 and not report.ok
     assert report.summary().startswith("5 errors, 0 warnings")
+
+
+def test_constant_input_value_the_op_refuses():
+    """A Reshape target with two -1s: OpenVINO refuses it ("More than one dimension has size of
+    -1"), irrun says which value is wrong and where."""
+    net = Net()
+    data = net.param("data", "2,3,4")
+    target = net.const("target", np.array([-1, -1], dtype=np.int64))
+    net.result(net.op("flat", "Reshape", "opset1", {"special_zero": "false"}, [data, target],
+                      [-1, -1]))  # fmt: skip
+    text, blob = net.text(), bytes(net.blob)
+    with pytest.raises(RuntimeError, match="More than one dimension has size of -1"):
+        ov.Core().read_model(model=text, weights=ov.Tensor(np.frombuffer(blob, np.uint8)))
+    d = assert_single(check(text, blob), "input-value")
+    expected = "the target [-1,-1] has -1 at both index 0 and index 1"
+    assert_diag(d, "input-value", line=line_of(text, "<dim>2</dim></port>", within="flat"),
+                layer_id=2, contains=[expected])  # fmt: skip
+    assert d.hint == "keep one -1 and give the other dimension's size"
