@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from functools import cached_property, lru_cache
 from types import MappingProxyType
 
-from irrun.element_types import ElementType, element_type
+from irrun.attributes import parse_value
+from irrun.element_types import ElementType
 from irrun.errors import (
     AttributeValueError,
     IRError,
@@ -205,63 +206,38 @@ class Layer:
             line=self.line,
         )
 
-    def attribute_int(self, name: str, default=_REQUIRED) -> int:
-        """Parse an integer attribute (int64 range). ``default`` is used when absent;
-        without a default a missing attribute raises ``MissingAttributeError``."""
+    def attribute(self, name: str, kind: str, default=_REQUIRED):
+        """Parse an attribute of ``kind`` (``int``, ``ints``, ``bool``, ``float``, ``floats``,
+        ``shape``, ``element_type``, ``string``; see :mod:`irrun.attributes`, the one parser
+        the op classes use too). ``default`` is used when absent; without a default a missing
+        attribute raises ``MissingAttributeError``, a malformed one ``AttributeValueError``."""
         text = self._attribute_text(name, default)
         if text is None:
             return default
-        value = parse_int(text)
-        if value is None:
-            raise self._bad_value(name, text, "an integer inside the 64-bit range")
-        return value
+        try:
+            return parse_value(kind, text)
+        except ValueError as exc:
+            raise self._bad_value(name, text, str(exc)) from None
+
+    def attribute_int(self, name: str, default=_REQUIRED) -> int:
+        """Parse an integer attribute (int64 range); see :meth:`attribute`."""
+        return self.attribute(name, "int", default)
 
     def attribute_ints(self, name: str, default=_REQUIRED) -> list[int]:
         """Parse a comma-separated integer list (items trimmed, empty items dropped)."""
-        text = self._attribute_text(name, default)
-        if text is None:
-            return default
-        values = []
-        for item in text.split(","):
-            if not item.strip():
-                continue
-            value = parse_int(item)
-            if value is None:
-                raise self._bad_value(name, text, "a comma-separated list of 64-bit integers")
-            values.append(value)
-        return values
+        return self.attribute(name, "ints", default)
 
     def attribute_bool(self, name: str, default=_REQUIRED) -> bool:
         """Parse ``true``/``false``/``1``/``0`` (case-insensitive)."""
-        text = self._attribute_text(name, default)
-        if text is None:
-            return default
-        lowered = text.strip().lower()
-        if lowered in ("true", "1"):
-            return True
-        if lowered in ("false", "0"):
-            return False
-        raise self._bad_value(name, text, "a boolean (true/false)")
+        return self.attribute(name, "bool", default)
 
     def attribute_shape(self, name: str, default=_REQUIRED) -> Shape:
         """Parse a shape attribute (``2,?,1..10``, ``""`` scalar, ``...`` dynamic rank)."""
-        text = self._attribute_text(name, default)
-        if text is None:
-            return default
-        try:
-            return Shape.parse(text)
-        except ValueError as exc:
-            raise self._bad_value(name, text, f"a shape ({exc})") from None
+        return self.attribute(name, "shape", default)
 
     def attribute_element_type(self, name: str, default=_REQUIRED) -> ElementType:
         """Parse an element type attribute (``f32``, ``i64``, ``boolean`` ...)."""
-        text = self._attribute_text(name, default)
-        if text is None:
-            return default
-        try:
-            return element_type(text)
-        except KeyError:
-            raise self._bad_value(name, text, "an element type such as f32, i64 or boolean")
+        return self.attribute(name, "element_type", default)
 
     # -- values ---------------------------------------------------------------------------
     @property

@@ -2,14 +2,14 @@
 
 Spec facts: inputs data (any type) and like (any type; only its element type matters, its
 shape and values are ignored); no attributes; the output has data's shape and like's element
-type. The conversion rules are Convert's (:mod:`irrun.ops.convert`). A ``like`` of dynamic type
+type. The conversion rules are Convert's (:mod:`irrun.ops._conversion`). A ``like`` of dynamic type
 gives a dynamic output type.
 """
 
 from __future__ import annotations
 
+from irrun.ops._conversion import convert_array, convert_partial, input_type
 from irrun.ops.base import Op, TensorInfo
-from irrun.ops.convert import convert_array, convert_partial, input_type
 from irrun.ops.registry import register
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from irrun.ops._along_axis import AlongAxis
 from irrun.ops.registry import register
-from irrun.ops.softmax import AlongAxis
 
 
 @register

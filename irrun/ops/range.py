@@ -101,7 +101,7 @@ class _Range(Op):
         if etype.name in ("f32", "f64"):
             return [values]
         from irrun.element_types import ELEMENT_TYPES
-        from irrun.ops.convert import convert_array
+        from irrun.ops._conversion import convert_array
 
         return [convert_array(values, ELEMENT_TYPES["f32"], etype)]
 

@@ -19,50 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._slicing import constant_ints
-from irrun.ops._values import elements_of, info_of_elements
+from irrun.ops._slicing import SPLIT_FOLD_LIMIT, axis_value, split_outputs
 from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
-
-#: Constant data is split at validation time while the data has at most this many elements
-#: (the outputs are constants for the layers after it).
-SPLIT_FOLD_LIMIT = 1 << 16
 
 
 def _divided(bound: int, parts: int) -> int:
     """``static_cast<int64_t>(bound * (1.0f / parts))`` as OpenVINO computes it."""
     return int(np.float32(bound) * (np.float32(1) / np.float32(parts)))
-
-
-def split_outputs(op: Op, data: TensorInfo, axis: int, pieces: list[Dim | None], values):
-    """The outputs of a split of ``data`` along normalised ``axis`` into pieces of these axis
-    dims; constant data (``values``: the pieces as arrays, or ``None``) and rank-1 partial
-    values are carried over."""
-    outputs = []
-    elements = elements_of(data) if data.shape.rank == 1 else None
-    offset = 0
-    for i, dim in enumerate(pieces):
-        dims = list(data.shape.dims)
-        dims[axis] = dim
-        shape = Shape(dims)
-        why = f"piece {i} of axis {axis} ({data.shape[axis]})"
-        if values is not None:
-            outputs.append(TensorInfo(shape, data.element_type, value=values[i], why=why))
-        elif elements is not None and offset is not None and dim.is_static:
-            part = elements[offset : offset + dim.value]
-            offset += dim.value
-            outputs.append(info_of_elements(part, data.element_type, shape, why))
-        else:
-            offset = None
-            outputs.append(TensorInfo(shape, data.element_type, why=why))
-    return outputs
-
-
-def axis_value(op: Op, info: TensorInfo) -> int | None:
-    """The constant axis (a scalar or one-element integer input), or ``None``."""
-    values = constant_ints(info)
-    return values[0] if values is not None and len(values) == 1 else None
 
 
 @register

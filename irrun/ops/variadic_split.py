@@ -6,7 +6,8 @@ be -1: the rest of the axis. OpenVINO refuses a value below -1 ("Invalid value -
 lengths input"), two -1 ("Cannot infer split with multiple -1 values at 0 and 1") and, for a
 static axis dimension, lengths that do not add up to it ("Total length of splits: 3 must match
 the length of the chosen axis: 6"); but when the other lengths exceed the dimension it takes
-the -1 piece as 0 and accepts the layer (irrun: a warning, and the kernel refuses). For a
+the -1 piece as 0 (as ``?`` when it is short by exactly one: its Dimension(-1) is dynamic)
+and accepts the layer (irrun: a warning, and the kernel refuses). For a
 dynamic axis dimension the lengths are not checked and a -1 piece is ``?``. Unknown lengths
 → the axis dimension of every output is ``?``; an unknown axis → every output has the data
 rank with all dimensions ``?``.
@@ -22,10 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._slicing import constant_ints
+from irrun.ops._slicing import SPLIT_FOLD_LIMIT, axis_value, constant_ints, split_outputs
 from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
-from irrun.ops.split import SPLIT_FOLD_LIMIT, axis_value, split_outputs
 from irrun.shape import Dim, Shape
 
 
@@ -94,13 +94,15 @@ class VariadicSplit(Op):
         if dim.is_static:
             terms = " + ".join(str(v) for v in lengths if v != -1) or "0"
             if rest is not None:
-                pieces[rest] = Dim(max(dim.value - total, 0))
-                if total > dim.value:  # OpenVINO takes the -1 piece as 0 and accepts the layer
+                left = dim.value - total
+                # OpenVINO's Dimension(-1) is "dynamic", any other negative size becomes 0
+                pieces[rest] = Dim.dynamic() if left == -1 else Dim(max(left, 0))
+                if total > dim.value:  # OpenVINO accepts the layer (a -1 piece of 0 or ?)
                     self.context.warning(
                         "input-value",
                         f"{self.describe()}: split_lengths {lengths} without the -1 add up to "
                         f"{terms} = {total}, more than axis {axis} of data {data.shape} "
-                        f"({dim.value}); OpenVINO makes the -1 piece 0 but cannot run it",
+                        f"({dim.value}); OpenVINO accepts the layer but cannot run it",
                         port=self.input_port(2),
                         hint="make the lengths add up to the axis size",
                     )

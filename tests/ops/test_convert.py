@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import irrun
 from irrun.element_types import element_type
-from irrun.ops.convert import convert_array
+from irrun.ops._conversion import convert_array
 from tests.helpers.ir_text import Net
 from tests.helpers.openvino_oracle import (
     check_shapes,
