@@ -36,6 +36,8 @@ __all__ = [
     "elements_from_shape",
     "info_of_elements",
     "as_dim",
+    "ShapeDim",
+    "source_axis",
     "with_elements",
 ]
 
@@ -55,12 +57,37 @@ def elements_of(info: TensorInfo) -> tuple | None:
     return info.partial
 
 
-def elements_from_shape(shape: Shape) -> tuple | None:
-    """A shape as elements (what ShapeOf produces): static dims as ``int``, others as Dims;
-    ``None`` for a dynamic rank."""
+class ShapeDim(Dim):
+    """A dynamic dimension read by ShapeOf, remembering where it was read: ``source`` is
+    ``(tensor, axis)``, the very :class:`TensorInfo` object of the tensor ShapeOf measured
+    (the walk gives every consumer of one output the same object; shapes themselves are shared
+    between unrelated tensors, so they cannot tell tensors apart). A Reshape of that same
+    tensor can then cancel the dimension out of its ``-1`` arithmetic, as OpenVINO does with
+    its dimension symbols: ``x`` of ``[?,16,64]`` reshaped to ``[ShapeOf(x)[0], -1]`` is
+    ``[?,1024]``."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, dim: Dim, source: tuple):
+        super().__init__(dim.lower, dim.upper)
+        object.__setattr__(self, "source", source)
+
+
+def elements_from_shape(shape: Shape, tensor: TensorInfo | None = None) -> tuple | None:
+    """A shape as elements (what ShapeOf produces): static dims as ``int``, others as Dims
+    (:class:`ShapeDim` of ``tensor`` when given); ``None`` for a dynamic rank."""
     if not shape.rank_is_static:
         return None
-    return tuple(d.lower if d.is_static else d for d in shape)
+    if tensor is None:
+        return tuple(d.lower if d.is_static else d for d in shape)
+    return tuple(d.lower if d.is_static else ShapeDim(d, (tensor, i)) for i, d in enumerate(shape))
+
+
+def source_axis(element, tensor: TensorInfo) -> int | None:
+    """The axis of ``tensor`` an element was read from by ShapeOf (``None`` if it was not)."""
+    if isinstance(element, ShapeDim) and element.source[0] is tensor:
+        return element.source[1]
+    return None
 
 
 def as_dim(element) -> Dim:

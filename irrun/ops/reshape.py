@@ -36,7 +36,7 @@ from irrun.ops._shape_ops import (
     make_dim,
     upper,
 )
-from irrun.ops._values import elements_of
+from irrun.ops._values import elements_of, source_axis
 from irrun.ops.base import Attribute, Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
@@ -70,7 +70,7 @@ class Reshape(Op):
         pattern = self._pattern(elements)
         if pattern is None:
             return None
-        out = self._output(data.shape, pattern, target)
+        out = self._output(data.shape, pattern, target, data)
         if out is None:
             return None
         return [TensorInfo(out, etype, why=f"{data.shape} reshaped to {_listing(elements)}")]
@@ -106,7 +106,9 @@ class Reshape(Op):
             dims.append(static_dim(element))
         return dims, minus_one
 
-    def _output(self, shape: Shape, pattern, target: TensorInfo):
+    def _output(self, shape: Shape, pattern, target: TensorInfo, data: TensorInfo | None = None):
+        """The output shape for ``pattern``; ``data``: the input's TensorInfo, whose own dims
+        (read by ShapeOf) cancel out of the -1 arithmetic."""
         dims, minus_one = pattern
         special_zero = self.special_zero
         in_dims = shape.dims
@@ -122,10 +124,20 @@ class Reshape(Op):
                     product.outputs.append(dim)
         else:
             rank = len(in_dims)
+            # Target dims that ShapeOf read from this very tensor equal its dims (OpenVINO's
+            # symbols): both leave the -1 arithmetic, so [?,16,64] to [d0,-1] is [?,1024].
+            same = {}
+            for i, dim in enumerate(dims):
+                axis = source_axis(dim, data) if i != minus_one else None
+                if axis is not None and axis not in same.values():
+                    same[i] = axis
+            counted = []  # the input dims in the product
             for i, dim in enumerate(dims):
                 ignore = special_zero and dim == 0
                 if i == minus_one:
                     out.append(Dim.dynamic())
+                elif i in same:
+                    out.append(in_dims[same[i]])
                 elif ignore:
                     if i >= rank:
                         self._bad_value(
@@ -140,8 +152,10 @@ class Reshape(Op):
                     out.append(dim)
                     product.outputs.append(dim)
                 if i < rank and not ignore:
-                    product.inputs.append(in_dims[i])
-            product.inputs.extend(in_dims[len(dims) :])
+                    counted.append(i)
+            counted.extend(range(len(dims), rank))
+            cancelled = set(same.values())
+            product.inputs.extend(in_dims[k] for k in counted if k not in cancelled)
         product.calculate()
         if minus_one is not None:
             inferred = product.resolve_minus_one()

@@ -33,7 +33,8 @@ class _ShapeOf(Op):
         if not shape.rank_is_static:
             return [TensorInfo(Shape([Dim.dynamic()]), etype, why="the input has a dynamic rank")]
         out = Shape([len(shape)])
-        return [info_of_elements(elements_from_shape(shape), etype, out, why=f"shape of {shape}")]
+        elements = elements_from_shape(shape, inputs[0])
+        return [info_of_elements(elements, etype, out, why=f"shape of {shape}")]
 
     def evaluate(self, inputs):
         """The input's shape as an array of the output type."""
