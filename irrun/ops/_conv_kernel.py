@@ -12,13 +12,28 @@ Negative pads: OpenVINO's shape rule turns a negative ``pads_begin + pads_end`` 
 (-1) or 0 (below), and its CPU plugin cannot compile them; irrun infers the same shapes and
 refuses to run such a layer (a negative pad balanced by a positive one runs: it crops).
 
-Kernel: the padded data (``np.pad``; negative pads crop) is viewed as windows
-``[N, C, *out, *k]`` with ``as_strided`` (strides and dilations folded into the view's
-strides), copied once into the im2col matrix ``[N, G, C/G * prod(k), prod(out)]`` and
-multiplied by the filters ``[G, C_out/G, C/G * prod(k)]`` in one batched ``np.matmul``
-(groups batched); the result is already in ``[N, C_out, *out]`` order. When the im2col matrix
-would exceed :data:`TILE_BYTES`, output rows (the first spatial axis) are done in tiles.
-f16/bf16 are computed in f32 and rounded once; integer types accumulate in their own type.
+Kernels (:func:`convolve` picks one with :func:`choose_method`):
+
+- im2col GEMM (the general case): the padded data (``np.pad``; negative pads crop) is viewed as
+  windows ``[N, C, *out, *k]`` with ``as_strided`` (strides and dilations folded into the
+  view's strides), copied once into the im2col matrix ``[N, G, C/G * prod(k), prod(out)]`` and
+  multiplied by the filters ``[G, C_out/G, C/G * prod(k)]`` in one batched ``np.matmul``
+  (groups batched); the result is already in ``[N, C_out, *out]`` order. When the im2col
+  matrix would exceed :data:`TILE_BYTES`, output rows (the first spatial axis) are done in
+  tiles.
+- pointwise (1x1 kernels): one ``np.matmul`` of the filters with the data itself (a copy only
+  for pads or strides).
+- tap columns (grouped, at most :data:`TAP_MAX_CHANNELS` ``C_in/G * C_out/G``, depthwise
+  first of all): the padded data is split once into its stride phases, where every kernel
+  tap reads one contiguous slice; a loop over the taps copies those slices into columns for
+  a block of ``N * G`` rows that fits in cache (:data:`TAP_BLOCK_BYTES`), multiplied by the
+  filters in one batched ``np.matmul`` per block (the im2col GEMM of thousands of tiny groups
+  at once made columns far larger than the caches). Outputs are computed on the phase grid
+  and the few extra columns of each row cropped.
+
+All sum the same ``C/G * prod(k)`` products per output in a ``np.matmul``. f16/bf16 are
+computed in f32 and rounded once; integer types accumulate in their own type (wrapping alike
+in every kernel).
 """
 
 from __future__ import annotations
@@ -37,10 +52,17 @@ from irrun.ops._windows import (
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type
 from irrun.shape import Dim, Shape
 
-__all__ = ["ConvolutionFamily", "convolve", "TILE_BYTES"]
+__all__ = ["ConvolutionFamily", "convolve", "choose_method", "TILE_BYTES"]
 
 #: Largest im2col matrix built at once; bigger ones are built per tile of output rows.
 TILE_BYTES = 64 << 20
+
+#: Grouped convolutions with at most this many ``C_in/G * C_out/G`` use the tap loop
+#: (depthwise: 1).
+TAP_MAX_CHANNELS = 64
+
+#: Column bytes per block of rows in the tap loop (so that they stay in cache).
+TAP_BLOCK_BYTES = 1 << 20
 
 
 class ConvolutionFamily(Op):
@@ -213,16 +235,21 @@ class ConvolutionFamily(Op):
         return convolve(data, filters, groups, begin, end, self.strides, self.dilations)
 
 
-def convolve(data, filters, groups, pads_begin, pads_end, strides, dilations) -> np.ndarray:
+def convolve(
+    data, filters, groups, pads_begin, pads_end, strides, dilations, method=None
+) -> np.ndarray:
     """Grouped N-d convolution of ``data [N, G*Cg, *S]`` with ``filters [G, Og, Cg, *k]``.
 
-    Returns ``[N, G*Og, *out]`` in ``data``'s dtype.
+    Returns ``[N, G*Og, *out]`` in ``data``'s dtype. ``method`` forces a kernel (``"taps"``,
+    ``"pointwise"``, ``"gemm"``); ``None`` picks one with :func:`choose_method`.
 
     Examples
     --------
     >>> x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
     >>> w = np.ones((1, 1, 1, 2, 2), np.float32)
     >>> convolve(x, w, 1, [0, 0], [0, 0], [2, 2], [1, 1])[0, 0].tolist()
+    [[10.0, 18.0], [42.0, 50.0]]
+    >>> convolve(x, w, 1, [0, 0], [0, 0], [2, 2], [1, 1], method="taps")[0, 0].tolist()
     [[10.0, 18.0], [42.0, 50.0]]
     """
     dtype = data.dtype
@@ -231,16 +258,50 @@ def convolve(data, filters, groups, pads_begin, pads_end, strides, dilations) ->
     filters = filters.astype(work, copy=False)
     batch = data.shape[0]
     _, out_per_group, per_group, *kernel = filters.shape
+    sizes = [s + b + e for s, b, e in zip(data.shape[2:], pads_begin, pads_end)]
+    windows = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    out_sizes = [max(0, (p - w) // s + 1) for p, w, s in zip(sizes, windows, strides)]
+    if math.prod(out_sizes) * batch * groups * out_per_group * per_group * math.prod(kernel) == 0:
+        # nothing to compute, or sums over nothing
+        empty = np.zeros((batch, groups * out_per_group, *out_sizes), work)
+        return empty.astype(dtype)
+    if method is None:
+        method = choose_method(groups, per_group, out_per_group, kernel)
+    if method == "taps":
+        result = _tap_loop(
+            data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes
+        )
+    elif method == "pointwise" and all(k == 1 for k in kernel):
+        result = _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes)
+    else:
+        result = _gemm(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes)
+    if result.flags.c_contiguous:
+        return result.astype(dtype, copy=False)
+    return result.astype(dtype, order="C")
+
+
+def choose_method(groups: int, per_group: int, out_per_group: int, kernel) -> str:
+    """The kernel :func:`convolve` uses: ``"pointwise"`` for 1x1 kernels, ``"taps"`` for
+    groups with few input and output channels (:data:`TAP_MAX_CHANNELS`; depthwise is
+    1 x 1), else ``"gemm"``."""
+    if all(k == 1 for k in kernel):
+        return "pointwise"
+    if groups > 1 and per_group * out_per_group <= TAP_MAX_CHANNELS:
+        return "taps"
+    return "gemm"
+
+
+def _gemm(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes):
+    """The im2col GEMM: ``[N, G, Og, *out]``."""
+    work = data.dtype
+    batch = data.shape[0]
+    _, out_per_group, per_group, *kernel = filters.shape
     spatial = len(kernel)
     padded = pad_array(data, pads_begin, pads_end, 0)
-    windows = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
-    out_sizes = [max(0, (p - w) // s + 1) for p, w, s in zip(padded.shape[2:], windows, strides)]
     depth = per_group * math.prod(kernel)
     weights = filters.reshape(groups, out_per_group, depth)
-    result = np.empty((batch, groups, out_per_group, *out_sizes), work)
-    if result.size == 0:
-        return result.reshape(batch, groups * out_per_group, *out_sizes).astype(dtype)
-    row_bytes = batch * groups * depth * math.prod(out_sizes[1:]) * np.dtype(work).itemsize
+    result = None
+    row_bytes = batch * groups * depth * math.prod(out_sizes[1:]) * work.itemsize
     rows_per_tile = max(1, TILE_BYTES // max(row_bytes, 1))
     order = (0, 1, 2, *range(3 + spatial, 3 + 2 * spatial), *range(3, 3 + spatial))
     for first in range(0, out_sizes[0], rows_per_tile):
@@ -251,7 +312,110 @@ def convolve(data, filters, groups, pads_begin, pads_end, strides, dilations) ->
         # [N, G, Cg, *k, *out] copied into the im2col matrix [N, G, Cg*prod(k), prod(out)]
         columns = view.transpose(order).reshape(batch, groups, depth, -1)
         product = np.matmul(weights, columns)
+        if rows == out_sizes[0]:
+            return product.reshape(batch, groups * out_per_group, *out_sizes)
+        if result is None:
+            result = np.empty((batch, groups, out_per_group, *out_sizes), work)
         result[:, :, :, first : first + rows] = product.reshape(
             batch, groups, out_per_group, rows, *out_sizes[1:]
         )
-    return result.reshape(batch, groups * out_per_group, *out_sizes).astype(dtype, copy=False)
+    return result.reshape(batch, groups * out_per_group, *out_sizes)
+
+
+def _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes):
+    """A 1x1 kernel: one ``np.matmul`` of the filters ``[G, Og, Cg]`` with the (strided)
+    data itself, ``[N, G, Cg, prod(out)]`` (copied only when strides or pads require it)."""
+    batch = data.shape[0]
+    _, out_per_group, per_group, *_ = filters.shape
+    padded = pad_array(data, pads_begin, pads_end, 0)
+    picked = padded[
+        (
+            slice(None),
+            slice(None),
+            *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out_sizes, strides)),
+        )
+    ]
+    columns = picked.reshape(batch, groups, per_group, -1)
+    product = np.matmul(filters.reshape(groups, out_per_group, per_group), columns)
+    return product.reshape(batch, groups * out_per_group, *out_sizes)
+
+
+def _phase_grid(data, pads_begin, pads_end, strides):
+    """The padded data split into stride phases: ``([N, C, prod(strides), prod(Q)], Q)``.
+
+    Phase ``r`` (one index per axis, ``0 <= r < stride``) holds the padded positions
+    ``stride * q + r`` for ``q < Q = ceil(padded / stride)``; positions past the padded data
+    are zeros. A tap at padded offset ``t * dilation`` then reads phase ``t*d % s`` from
+    ``t*d // s`` on with step 1, so every tap is a contiguous slice of a flat phase. With
+    unit strides the single phase is the padded data (the data itself without pads).
+    """
+    data = pad_array(data, [min(b, 0) for b in pads_begin], [min(e, 0) for e in pads_end], 0)
+    begin = [max(b, 0) for b in pads_begin]
+    end = [max(e, 0) for e in pads_end]
+    batch, channels, *sizes = data.shape
+    padded = [s + b + e for s, b, e in zip(sizes, begin, end)]
+    steps = [-(-p // s) for p, s in zip(padded, strides)]
+    phases = math.prod(strides)
+    if phases == 1 and not any(begin) and not any(end):
+        return np.ascontiguousarray(data).reshape(batch, channels, 1, -1), steps
+    grid = np.zeros((batch, channels, *strides, *steps), data.dtype)
+    for phase in np.ndindex(*strides):
+        target, source = [], []
+        for r, b, s, size in zip(phase, begin, strides, sizes):
+            first = max(0, -(-(b - r) // s))  # the first q whose position s*q + r is data
+            start = s * first + r - b
+            if start >= size:
+                break
+            count = (size - 1 - start) // s + 1
+            target.append(slice(first, first + count))
+            source.append(slice(start, None, s))
+        else:
+            grid[(slice(None), slice(None), *phase, *target)] = data[
+                (slice(None), slice(None), *source)
+            ]
+    return grid.reshape(batch, channels, phases, -1), steps
+
+
+def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes):
+    """Few channels per group (depthwise): the im2col GEMM on the stride-phase grid, built
+    per block of rows so that the columns stay in cache.
+
+    Outputs are computed on the grid of the stride phases (:func:`_phase_grid`): output
+    ``o`` sits at flat index ``sum(o[a] * pitch[a])`` of a phase, so the inputs of one
+    kernel tap are one contiguous slice of its phase. The loop over the taps copies each
+    slice (all batches, groups, channels and pixels of a block at once) into the columns
+    ``[rows, Cg * prod(k), span]``, and one batched ``np.matmul`` with the filters
+    ``[rows, Og, Cg * prod(k)]`` gives the block's outputs. Rows (``N * G``) are blocked so
+    that the columns take about :data:`TAP_BLOCK_BYTES`; the few extra columns of each output
+    row (``Q - out`` on the inner axes) are computed too and cropped at the end.
+    """
+    batch = data.shape[0]
+    _, out_per_group, per_group, *kernel = filters.shape
+    work = data.dtype
+    grid, steps = _phase_grid(data, pads_begin, pads_end, strides)
+    pitches = [math.prod(steps[a + 1 :]) for a in range(len(steps))]
+    span = sum((o - 1) * p for o, p in zip(out_sizes, pitches)) + 1
+    rows = batch * groups
+    source = grid.reshape(rows, per_group, grid.shape[2], grid.shape[3])
+    taps = []
+    for tap in np.ndindex(*kernel):
+        offsets = [t * d for t, d in zip(tap, dilations)]
+        phase = np.ravel_multi_index([o % s for o, s in zip(offsets, strides)], strides)
+        start = sum(o // s * p for o, s, p in zip(offsets, strides, pitches))
+        taps.append((int(phase), start))
+    depth = per_group * len(taps)
+    weights = filters.reshape(groups, out_per_group, depth)
+    weights = np.broadcast_to(weights, (batch, *weights.shape)).reshape(rows, out_per_group, depth)
+    total = np.empty((rows, out_per_group, out_sizes[0] * pitches[0]), work)
+    block = max(1, min(rows, TAP_BLOCK_BYTES // (depth * span * work.itemsize)))
+    columns = np.empty((block, per_group, len(taps), span), work)
+    for low in range(0, rows, block):
+        high = min(rows, low + block)
+        tile = columns[: high - low]
+        for index, (phase, start) in enumerate(taps):
+            tile[:, :, index] = source[low:high, :, phase, start : start + span]
+        total[low:high, :, :span] = np.matmul(
+            weights[low:high], tile.reshape(high - low, depth, span)
+        )
+    full = total.reshape(batch, groups * out_per_group, out_sizes[0], *steps[1:])
+    return full[(Ellipsis, *(slice(0, o) for o in out_sizes[1:]))]

@@ -9,7 +9,8 @@ channel dim must be compatible with the filters' dim 1. Output ``[N, C_out, *out
 spatial rule of :mod:`irrun.ops._windows` (``same_*``: ``ceil(D / stride)``). Element types:
 data and filters alike, numeric (integer types allowed).
 
-Kernel: the im2col GEMM of :func:`irrun.ops._conv_kernel.convolve` (one ``np.matmul``).
+Kernel: :func:`irrun.ops._conv_kernel.convolve`: the im2col GEMM (one ``np.matmul``); a 1x1
+kernel multiplies the data itself (no im2col copy).
 
 Tolerance (f32 vs OpenVINO CPU f32, which sums in another order with its own blocking and
 FMA): measured errors stay below ``1e-6 * sqrt(K) * max|x| * max|w|`` with
@@ -45,6 +46,6 @@ class Convolution(ConvolutionFamily):
         return filter_dims[0]
 
     def evaluate(self, inputs):
-        """Convolution as one im2col GEMM."""
+        """Convolution as one GEMM (im2col, or the data itself for 1x1 kernels)."""
         data, filters = inputs
         return [self._run(data, filters[None], 1)]

@@ -7,7 +7,10 @@ equal ``C_in / (C_in/G)`` (the quotient of an interval rounds its bounds inward;
 ``C_in`` that ``C_in/G`` does not divide is refused). Output channels ``G * C_out/G`` (``G``
 merged with that quotient). A depthwise convolution is ``[C, 1, 1, *kernel]``.
 
-Kernel: :func:`irrun.ops._conv_kernel.convolve`, every group in one batched ``np.matmul``.
+Kernel: :func:`irrun.ops._conv_kernel.convolve`: depthwise and small groups (at most
+``TAP_MAX_CHANNELS`` ``C_in/G * C_out/G``) with tap columns built per cache-sized block of
+``N * G`` rows on the stride-phase grid, 1x1 kernels as one ``np.matmul`` of the data itself,
+other groups in one batched im2col ``np.matmul``.
 
 Tolerance: as Convolution-1 with ``K = C_in/G * prod(kernel)``.
 """
@@ -77,6 +80,6 @@ class GroupConvolution(ConvolutionFamily):
         return _times(groups, filter_dims[1])
 
     def evaluate(self, inputs):
-        """All groups in one batched im2col GEMM."""
+        """All groups at once (tap columns, pointwise or im2col GEMM)."""
         data, filters = inputs
         return [self._run(data, filters, filters.shape[0])]

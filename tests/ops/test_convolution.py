@@ -183,6 +183,95 @@ def test_group_convolution_f32_matches_cpu_plugin(case):
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale)
 
 
+# Depthwise and small groups (the tap-column kernel): strides 1 and 2, dilations, every
+# padding mode, channel multipliers, 1-D and 3-D.
+TAP_CASES = [
+    ([1, 24, 15, 14], [24, 1, 1, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1], "explicit"),
+    ([1, 24, 15, 14], [24, 1, 1, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit"),
+    ([2, 16, 13, 16], [16, 1, 1, 3, 3], [2, 2], [0, 0], [0, 0], [1, 1], "same_upper"),
+    ([1, 16, 13, 16], [16, 1, 1, 5, 5], [2, 1], [0, 0], [0, 0], [1, 1], "same_lower"),
+    ([1, 16, 12, 12], [16, 1, 1, 3, 3], [1, 1], [2, 2], [2, 2], [2, 2], "explicit"),
+    ([1, 16, 17, 12], [16, 1, 1, 3, 3], [2, 2], [0, 1], [2, 0], [2, 3], "explicit"),
+    ([1, 16, 11, 12], [16, 1, 1, 3, 2], [1, 2], [3, 3], [3, 3], [1, 1], "valid"),
+    ([1, 8, 10, 10], [8, 3, 1, 3, 3], [1, 1], [1, 1], [1, 1], [1, 1], "explicit"),
+    ([1, 32, 9, 9], [8, 4, 4, 3, 3], [2, 2], [1, 1], [1, 1], [1, 1], "explicit"),
+    ([1, 6, 19], [6, 1, 1, 5], [3], [2], [1], [2], "explicit"),
+    ([1, 4, 6, 7, 5], [4, 1, 1, 3, 2, 3], [2, 1, 2], [1, 0, 1], [1, 1, 0], [1, 2, 1], "explicit"),
+]
+
+
+@pytest.mark.parametrize("case", TAP_CASES)
+def test_depthwise_f32_matches_cpu_plugin(case):
+    groups, per_group, out_per_group, *kernel = case[1]
+    assert _conv_kernel.choose_method(groups, per_group, out_per_group, kernel) == "taps"
+    got, expected, scale = _run_both(True, case)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale)
+
+
+@pytest.mark.parametrize("case", [TAP_CASES[0], TAP_CASES[2], TAP_CASES[5], TAP_CASES[8]])
+def test_depthwise_f16_matches_cpu_plugin(case):
+    got, expected, scale = _run_both(True, case, "f16")
+    np.testing.assert_allclose(
+        got.astype(np.float32), expected.astype(np.float32), rtol=1e-3, atol=1e-3 * scale
+    )
+
+
+def test_pointwise_matches_cpu_plugin():
+    case = ([2, 16, 9, 10], [12, 16, 1, 1], [2, 3], [1, 0], [0, 2], [3, 1], "explicit")
+    assert _conv_kernel.choose_method(1, 16, 12, [1, 1]) == "pointwise"
+    got, expected, scale = _run_both(False, case)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale)
+
+
+def _kernel_case(seed, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    spatial = int(rng.integers(1, 4))
+    groups, per_group, out_per_group, batch = (int(rng.integers(1, 4)) for _ in range(4))
+    kernel = [int(rng.integers(1, 4)) for _ in range(spatial)]
+    strides = [int(rng.integers(1, 4)) for _ in range(spatial)]
+    dilations = [int(rng.integers(1, 3)) for _ in range(spatial)]
+    begin = [int(rng.integers(-1, 3)) for _ in range(spatial)]
+    end = [int(rng.integers(0, 3)) - min(b, 0) for b in begin]  # totals never negative
+    sizes = [
+        int(rng.integers(max(1, (k - 1) * d + 1 - b - e), 9))
+        for k, d, b, e in zip(kernel, dilations, begin, end)
+    ]
+    x = (rng.standard_normal((batch, groups * per_group, *sizes)) * 4).astype(dtype)
+    w = (rng.standard_normal((groups, out_per_group, per_group, *kernel)) * 3).astype(dtype)
+    return x, w, groups, begin, end, strides, dilations
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_tap_and_pointwise_kernels_match_the_gemm(seed):
+    x, w, *rest = _kernel_case(seed)
+    gemm = _conv_kernel.convolve(x, w, *rest, method="gemm")
+    for method in ("taps", "pointwise"):  # pointwise falls back to the GEMM unless 1x1
+        got = _conv_kernel.convolve(x, w, *rest, method=method)
+        assert got.dtype == gemm.dtype and got.flags.c_contiguous
+        np.testing.assert_allclose(got, gemm, rtol=1e-5, atol=1e-4 * np.abs(gemm).max())
+    xi, wi = np.rint(x).astype(np.int32), np.rint(w).astype(np.int32)
+    exact = _conv_kernel.convolve(xi, wi, *rest, method="gemm")
+    np.testing.assert_array_equal(_conv_kernel.convolve(xi, wi, *rest, method="taps"), exact)
+    np.testing.assert_array_equal(_conv_kernel.convolve(xi, wi, *rest, method="pointwise"), exact)
+
+
+def test_tap_blocks_give_the_same_result(monkeypatch):
+    x, w, *rest = _kernel_case(7)
+    x = np.concatenate([x] * 3)  # several rows (batch x groups)
+    whole = _conv_kernel.convolve(x, w, *rest, method="taps")
+    monkeypatch.setattr(_conv_kernel, "TAP_BLOCK_BYTES", 1)  # one row per block
+    np.testing.assert_array_equal(_conv_kernel.convolve(x, w, *rest, method="taps"), whole)
+
+
+def test_kernel_choice():
+    choose = _conv_kernel.choose_method
+    assert choose(144, 1, 1, [3, 3]) == "taps"  # depthwise
+    assert choose(32, 4, 4, [3, 3]) == "taps"
+    assert choose(2, 32, 32, [3, 3]) == "gemm"
+    assert choose(1, 3, 8, [3, 3]) == "gemm"  # ungrouped
+    assert choose(1, 256, 64, [1, 1]) == "pointwise"
+
+
 def test_convolution_negative_pads_crop():
     # The CPU plugin cannot compile negative pads ("could not construct a memory descriptor"):
     # compare with OpenVINO convolving the cropped data without pads.
