@@ -133,3 +133,11 @@ def test_misspelt_axis_is_warned():
         report = irrun.load(f"{tmp}/m.xml").validate()
     (warning,) = list(report)
     assert warning.code == "unknown-attribute" and warning.hint == "did you mean axis?"
+
+
+@pytest.mark.parametrize("label", sorted(OPS))
+def test_an_empty_axis_gives_an_empty_output(label):
+    data = np.zeros((2, 0, 3), np.float32)
+    model = model_of(OPS[label](parameter([2, 0, 3], "f32", name="x"), 1))
+    got, expected = run_irrun(model, {"x": data}), run_openvino(model, {"x": data})
+    assert got[0].shape == expected[0].shape == (2, 0, 3) and got[0].dtype == np.float32
