@@ -44,17 +44,14 @@ def best_of(function, repeat: int) -> float:
 @contextlib.contextmanager
 def untiled():
     """Run the kernels as one pass over the whole index grid (no tiling), for comparison."""
-    modules = [
-        importlib.import_module(f"irrun.kernels.{m}") for m in ("_indices", "gather_elements")
-    ]
-    saved = [module.TILE_CELLS for module in modules]
-    for module in modules:
-        module.TILE_CELLS = 1 << 62
+    # Every kernel reads the tile size from irrun.kernels._indices at call time.
+    module = importlib.import_module("irrun.kernels._indices")
+    saved = module.TILE_CELLS
+    module.TILE_CELLS = 1 << 62
     try:
         yield
     finally:
-        for module, value in zip(modules, saved):
-            module.TILE_CELLS = value
+        module.TILE_CELLS = saved
 
 
 def without_tiles(function):

@@ -1,10 +1,11 @@
 """How long `irrun --help` takes, against bare Python and against importing the heavy stack.
 
-Run: python bench/bench_startup.py
+Run: python bench/bench_startup.py [--repeat N]   (``--quick``: one run of each)
 Goal: `irrun --help` costs little more than starting Python, because the CLI imports numpy,
 lxml and networkx only when a command runs.
 """
 
+import argparse
 import statistics
 import subprocess
 import sys
@@ -20,7 +21,12 @@ def best_of(command, repeat=7):
     return min(times), statistics.median(times)
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7, help="best of N (default 7)")
+    parser.add_argument("--quick", action="store_true", help="one run of each (a smoke run)")
+    args = parser.parse_args(argv)
+    repeat = 1 if args.quick else args.repeat
     cases = {
         "python -c pass (floor)": [sys.executable, "-c", "pass"],
         "irrun --help": [sys.executable, "-m", "irrun", "--help"],
@@ -30,7 +36,7 @@ def main():
             "import numpy, lxml.etree, networkx, click",
         ],  # fmt: skip
     }
-    results = {name: best_of(command) for name, command in cases.items()}
+    results = {name: best_of(command, repeat) for name, command in cases.items()}
     floor = results["python -c pass (floor)"][0]
     print(f"{'case':<36} {'best ms':>8} {'median ms':>10} {'over floor ms':>14}")
     for name, (best, median) in results.items():

@@ -36,7 +36,7 @@ from irrun.ops._shape_ops import (
     make_dim,
     upper,
 )
-from irrun.ops._values import elements_of, source_axis
+from irrun.ops._values import elements_of, source_axis, with_elements
 from irrun.ops.base import Attribute, Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
@@ -73,7 +73,10 @@ class Reshape(Op):
         out = self._output(data.shape, pattern, target, data)
         if out is None:
             return None
-        return [TensorInfo(out, etype, why=f"{data.shape} reshaped to {_listing(elements)}")]
+        info = TensorInfo(out, etype, why=f"{data.shape} reshaped to {_listing(elements)}")
+        if data.partial is not None and out.rank is not None and out.rank <= 1:
+            with_elements(info, data.partial)  # a shape element moved between [] and [1]
+        return [info]
 
     def _pattern(self, elements):
         """``(dims, index of the -1 or None)``, reporting bad values."""
