@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 
 import numpy as np
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 import irrun
 from tests.helpers.openvino_oracle import (
+    check_rejected,
     check_shapes,
     model_of,
     parameter,
@@ -176,3 +178,31 @@ def test_select_shape_clash_names_the_inputs():
     assert errors, report.to_text()
     assert "input 1 [2,3] does not broadcast with input 2 [2,4]" in errors[0].message
     assert "dimension 1: 4 vs 3 cannot broadcast" in errors[0].message
+
+
+@pytest.mark.parametrize("etype", ["i32", "u8", "i64"])
+@pytest.mark.parametrize("low, high", [(-np.inf, 5.0), (-3.0, np.inf), (-np.inf, np.inf)])
+def test_clamp_on_integers_with_infinite_bounds_saturates(etype, low, high):
+    dtype = np.dtype({"i32": np.int32, "u8": np.uint8, "i64": np.int64}[etype])
+    info = np.iinfo(dtype)
+    x = np.array([info.min, 0, 1, 7, 100, info.max], dtype)
+    model = model_of(opset1.clamp(parameter(x.shape, etype, "x"), low, high))
+    got = run_irrun(model, {"x": x})[0]
+    lowest = info.min if low == -np.inf else max(int(low), info.min)
+    highest = info.max if high == np.inf else int(high)
+    expected = np.array([min(max(int(v), lowest), highest) for v in x], dtype)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, expected)
+    if etype != "i64":  # the CPU plugin computes i64 in 32 bits
+        np.testing.assert_array_equal(got, run_openvino(model, {"x": x})[0])
+
+
+@pytest.mark.parametrize("attribute", ["min", "max"])
+def test_clamp_nan_bound_is_reported(attribute):
+    check_rejected(lambda: opset1.clamp(parameter([2], "f32"), 1.0, float("nan")))
+    check_rejected(lambda: opset1.clamp(parameter([2], "f32"), float("nan"), 3.0))
+    report = _report(lambda: opset1.clamp(parameter([2], "i32", "x"), 1.0, 3.0),
+                     lambda t: re.sub(f'{attribute}="[^"]*"', f'{attribute}="nan"', t))  # fmt: skip
+    errors = [d for d in report if d.code == "attribute-value"]
+    assert errors and "a NaN bound clamps nothing" in errors[0].message, report.to_text()
+    assert "OpenVINO requires min <= max" in errors[0].message
