@@ -128,7 +128,7 @@ class Broadcasting(Op):
     @property
     def auto_broadcast_axis(self) -> int:
         """The pdpd axis (the ``auto_broadcast.auto_broadcast_axis`` attribute)."""
-        return getattr(self, AUTO_BROADCAST_AXIS.field)
+        return self.auto_broadcast_auto_broadcast_axis
 
 
 class BinaryOp(Broadcasting):

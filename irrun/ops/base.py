@@ -120,8 +120,9 @@ class Attribute:
 
     @property
     def field(self) -> str:
-        """The Python attribute the parsed value is stored in (``name`` made an identifier)."""
-        return self.name.replace("-", "_")
+        """The Python attribute the parsed value is stored in (``name`` made an identifier:
+        ``exclude-pad`` is ``exclude_pad``, ``mode.mode.axis`` is ``mode_mode_axis``)."""
+        return self.name.replace("-", "_").replace(".", "_")
 
 
 class Op:

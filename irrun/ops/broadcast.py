@@ -286,4 +286,4 @@ class Broadcast3(_Broadcast):
     def setup(self):
         """The pdpd start axis, and ``none`` read as ``explicit``."""
         super().setup()
-        self.pdpd_axis = getattr(self, "mode.mode.axis")
+        self.pdpd_axis = self.mode_mode_axis

@@ -167,3 +167,19 @@ def test_trusted_layers_are_counted_by_op(tmp_path):
     assert report.trusted_types == {"Einsum-7": 1}
     assert report.to_dict()["summary"]["trusted_types"] == {"Einsum-7": 1}
     assert "irrun does not check Einsum-7 yet" in report[0].message
+
+
+def test_every_declared_attribute_is_stored_in_an_identifier():
+    """Dotted IR names (``auto_broadcast.auto_broadcast_axis``, ``mode.mode.axis``) are stored
+    in plain Python attributes, not in names only getattr can read."""
+    from irrun.ops.registry import _REGISTRY
+
+    fields = {}
+    for versions in _REGISTRY.values():
+        for op_class in versions.values():
+            for attribute in getattr(op_class, "op_class", op_class).attributes or ():
+                fields[attribute.name] = attribute.field
+    assert all(field.isidentifier() for field in fields.values()), fields
+    assert fields["mode.mode.axis"] == "mode_mode_axis"
+    assert fields["auto_broadcast.auto_broadcast_axis"] == "auto_broadcast_auto_broadcast_axis"
+    assert fields["exclude-pad"] == "exclude_pad"
