@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._values import elements_of, info_of_elements
-from irrun.ops.base import Attribute, Op, TensorInfo
+from irrun.ops._shape_ops import check_integer_input
+from irrun.ops._values import info_of_elements, signed_elements, signed_values
+from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axes_or_report
 from irrun.shape import Dim, Shape, shape_of_dims, static_dim
 
 __all__ = [
@@ -65,7 +66,7 @@ class Reduction(Op):
             )
             return None
         etype = data.element_type
-        elements = elements_of(axes)
+        elements = signed_elements(axes)
         constant = elements is not None and all(isinstance(e, int) for e in elements)
         rank = data.shape.rank
         if rank is None or not constant:
@@ -106,16 +107,7 @@ class Reduction(Op):
                     hint="insert a Convert to a number type (f32, i32, ...) before the data",
                 )
                 return False
-        axes_type = axes.element_type
-        if axes_type.name != "dynamic" and not axes_type.is_integer:
-            self.context.error(
-                "index-type",
-                f"{self.describe()}: axes must be an integer type, but input 1 is {axes_type}",
-                port=self.input_port(1),
-                hint="make the axes an i64 (or i32) Const",
-            )
-            return False
-        return True
+        return check_integer_input(self, axes, 1, "axes")
 
     def _unknown_axes_shape(self, data: TensorInfo, axes: TensorInfo) -> Shape:
         rank = data.shape.rank
@@ -129,19 +121,10 @@ class Reduction(Op):
         return Shape.dynamic_rank()
 
     def _normalise(self, axes, rank: int) -> set | None:
-        r = max(rank, 1)
-        result = set()
-        for axis in axes:
-            if not -r <= axis < r:
-                self.context.error(
-                    "axis-range",
-                    f"{self.describe()}: axis {axis} of axes {list(axes)} is out of the range "
-                    f"[{-r}, {r - 1}] allowed for data of rank {rank}",
-                    port=self.input_port(1),
-                    hint=f"use axes between {-r} and {r - 1}",
-                )
-                return None
-            result.add(axis + r if axis < 0 else axis)
+        result = normalize_axes_or_report(self, axes, rank, port_index=1, unique=False,
+                                          scalar=True)  # fmt: skip
+        if result is None:
+            return None
         if rank == 0:
             if self.keep_dims and result:
                 self.context.error(
@@ -153,7 +136,7 @@ class Reduction(Op):
                 )
                 return None
             return set()
-        return result
+        return set(result)
 
     def _partial_result(self, data, normalised, shape, why) -> TensorInfo:
         elements = data.partial
@@ -183,7 +166,7 @@ def reduction_axes(axes, rank: int) -> tuple:
     scalar (whose only axes, 0 and -1, reduce nothing)."""
     if rank == 0:
         return ()
-    values = {int(a) + rank if int(a) < 0 else int(a) for a in np.asarray(axes).reshape(-1)}
+    values = {a + rank if a < 0 else a for a in signed_values(axes)}
     bad = [a for a in values if not 0 <= a < rank]
     if bad:
         raise ValueError(f"axis {bad[0]} is out of range for data of rank {rank}")

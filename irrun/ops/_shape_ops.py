@@ -3,7 +3,6 @@ and patterns read from inputs, OpenVINO's interval arithmetic, and checks of 1-D
 
 from __future__ import annotations
 
-from irrun.ops._values import elements_of
 from irrun.ops.base import Op, TensorInfo
 from irrun.shape import Dim
 
@@ -26,14 +25,6 @@ def make_dim(lower: int, high: int) -> Dim | None:
 def ceil_div(x: int, y: int) -> int:
     """OpenVINO's ``ceil_div`` of non-negative numbers (``0`` for ``x == 0``)."""
     return 0 if x == 0 else 1 + (x - 1) // y
-
-
-def constant_ints(info: TensorInfo) -> list[int] | None:
-    """The values of a rank-0/1 integer input when every element is known exactly."""
-    elements = elements_of(info)
-    if elements is None or not all(isinstance(e, int) for e in elements):
-        return None
-    return list(elements)
 
 
 def check_integer_input(op: Op, info: TensorInfo, index: int, what: str) -> bool:

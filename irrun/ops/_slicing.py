@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._values import elements_of, info_of_elements
+from irrun.ops._values import as_int64, elements_of, info_of_elements, signed_ints
 from irrun.ops.base import Op, TensorInfo
 from irrun.shape import Dim, Shape, static_dim
 
@@ -36,7 +36,6 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "bounds_of",
-    "constant_ints",
     "sliced_value",
     "make_dim",
     "python_slice",
@@ -49,11 +48,6 @@ _INF = -1  # OpenVINO's "infinite bound" of a dimension length
 _LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (INT64_MIN, INT64_MAX)}
 
 
-def _as_int64(value: int) -> int:
-    """A value as C++ casts it to int64 (u64 beyond int64 wraps)."""
-    return ((value + 2**63) % 2**64) - 2**63
-
-
 def _limit_mapped(value: int, etype_name: str) -> int:
     """``element::get_value_or_limit_of``: i32/i64 limits become int64 limits."""
     limits = _LIMITS.get(etype_name)
@@ -62,16 +56,7 @@ def _limit_mapped(value: int, etype_name: str) -> int:
             return INT64_MIN
         if value == limits[1]:
             return INT64_MAX
-    return _as_int64(value)
-
-
-def constant_ints(info) -> list[int] | None:
-    """The values of a rank-0/1 integer input known exactly (a constant, or a partial value
-    whose every element is known), as int64; ``None`` otherwise."""
-    elements = elements_of(info)
-    if elements is None or not all(isinstance(e, int) for e in elements):
-        return None
-    return [_as_int64(e) for e in elements]
+    return as_int64(value)
 
 
 def bounds_of(info) -> list[tuple[int, int]] | None:
@@ -236,5 +221,5 @@ def split_outputs(op: Op, data: TensorInfo, axis: int, pieces: list[Dim | None],
 
 def axis_value(op: Op, info: TensorInfo) -> int | None:
     """The constant axis (a scalar or one-element integer input), or ``None``."""
-    values = constant_ints(info)
+    values = signed_ints(info)
     return values[0] if values is not None and len(values) == 1 else None

@@ -33,6 +33,10 @@ from irrun.shape import Dim, Shape, static_dim
 __all__ = [
     "MAX_ELEMENTS",
     "elements_of",
+    "as_int64",
+    "signed_elements",
+    "signed_ints",
+    "signed_values",
     "elements_from_shape",
     "info_of_elements",
     "as_dim",
@@ -55,6 +59,45 @@ def elements_of(info: TensorInfo) -> tuple | None:
             return tuple(int(v) for v in array.reshape(-1))
         return None
     return info.partial
+
+
+def as_int64(value: int) -> int:
+    """A value as C++ casts it to int64: a u64 value of 2**63 or more wraps (2**64 - 1 is -1).
+
+    >>> as_int64(2**64 - 1), as_int64(2**63 + 1), as_int64(-5)
+    (-1, -9223372036854775807, -5)
+    """
+    return ((value + 2**63) % 2**64) - 2**63
+
+
+def signed_elements(info: TensorInfo) -> tuple | None:
+    """:func:`elements_of` with every known ``int`` read as int64, as OpenVINO reads axes,
+    repeats, split lengths and slice bounds (``get_raw_data_as<int64_t>``: u64 values of 2**63
+    or more are negative). The one reader of constant integers for those inputs."""
+    elements = elements_of(info)
+    if elements is None or info.element_type.name != "u64":
+        return elements
+    return tuple(as_int64(e) if isinstance(e, int) else e for e in elements)
+
+
+def signed_ints(info: TensorInfo) -> list[int] | None:
+    """The values of a rank-0/1 integer input when every element is known exactly (a constant,
+    or a partial value whose every element is known), as int64 (:func:`signed_elements`);
+    ``None`` otherwise."""
+    elements = signed_elements(info)
+    if elements is None or not all(isinstance(e, int) for e in elements):
+        return None
+    return list(elements)
+
+
+def signed_values(array) -> list[int]:
+    """A kernel's integer input (axes, repeats, lengths, bounds) as a flat list of int64
+    values, as OpenVINO's kernels read it: u64 wraps, a float input is truncated toward 0.
+
+    >>> signed_values(np.array([2**64 - 1, 3], np.uint64)), signed_values(np.float32(1.7))
+    ([-1, 3], [1])
+    """
+    return np.asarray(array).reshape(-1).astype(np.int64).tolist()
 
 
 class ShapeDim(Dim):

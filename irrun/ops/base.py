@@ -354,20 +354,38 @@ def normalize_axis_or_report(op: Op, axis: int, rank: int, what: str = "axis",
 
 
 def normalize_axes_or_report(op: Op, axes, rank: int, what: str = "axis",
-                             port_index: int | None = None, unique: bool = True):  # fmt: skip
+                             port_index: int | None = None, unique: bool = True, *,
+                             scalar: bool = False, line: int | None = None):  # fmt: skip
     """``axes`` (ints) normalised into ``[0, rank)``; reports ``axis-range`` for one out of
-    range and (when ``unique``) ``attribute-value`` for one given twice; ``None`` then."""
+    range and (when ``unique``) for one given twice; ``None`` then. ``scalar``: data of rank 0
+    takes the axes of rank 1 (``-1`` and ``0``, normalised to ``0``), as OpenVINO's reductions
+    and Squeeze do. ``line``: the XML line of an error when the axes are an attribute."""
+    axes = [int(axis) for axis in axes]
+    bound = max(rank, 1) if scalar else rank
+    listed = f" of {axes}" if len(axes) > 1 else ""
+    port = None if port_index is None else op.input_port(port_index)
     result = []
     for axis in axes:
-        normalised = normalize_axis_or_report(op, int(axis), rank, what, port_index)
-        if normalised is None:
+        if not -bound <= axis < bound:
+            scalar_note = " (a scalar takes -1 and 0)" if scalar and rank == 0 else ""
+            op.context.error(
+                "axis-range",
+                f"{op.describe()}: {what} {axis}{listed} is out of the range [{-bound}, "
+                f"{bound - 1}] allowed for rank {rank}{scalar_note}",
+                port=port,
+                line=line,
+                hint=f"use {'an' if what[0] in 'aeiou' else 'a'} {what} between {-bound} and "
+                f"{bound - 1}",
+            )
             return None
+        normalised = axis + bound if axis < 0 else axis
         if unique and normalised in result:
             op.context.error(
                 "axis-range",
-                f"{op.describe()}: {what} {axis} is given twice in {list(axes)} (normalised "
+                f"{op.describe()}: {what} {axis} is given twice in {axes} (normalised "
                 f"for rank {rank}: {normalised})",
-                port=None if port_index is None else op.input_port(port_index),
+                port=port,
+                line=line,
                 hint=f"list each {what} once",
             )
             return None

@@ -58,6 +58,24 @@ class _Broadcast(Op):
             return None
         return Shape([as_dim(e) for e in elements])
 
+    def _target_in_range(self, info: TensorInfo) -> bool:
+        """OpenVINO reads the target as int64 dims and refuses a u64 value beyond int64 (it
+        does not wrap it as it wraps axes)."""
+        elements = elements_of(info)
+        if info.element_type.name != "u64" or elements is None:
+            return True
+        big = [e for e in elements if isinstance(e, int) and e > 2**63 - 1]
+        if big:
+            self.context.error(
+                "input-value",
+                f"{self.describe()}: target_shape {list(elements)} has {big[0]}, beyond the "
+                f"int64 range of a dimension (at most {2**63 - 1}); OpenVINO refuses it",
+                port=self.input_port(1),
+                hint="give the target shape as i64 dims",
+            )
+            return False
+        return True
+
     def infer(self, inputs):
         """Output shape by mode, as OpenVINO's broadcast shape inference."""
         data, target_info = inputs[0], inputs[1]
@@ -92,6 +110,8 @@ class _Broadcast(Op):
                     hint=f"give {what} as a 1-D tensor",
                 )
                 return None
+        if not self._target_in_range(target_info):
+            return None
         target = self._target(target_info)
         etype = data.element_type
         if target is None:

@@ -20,7 +20,7 @@ from irrun.ops._indices import (
     first_bad_index,
     warn_negative,
 )
-from irrun.ops._values import with_elements
+from irrun.ops._values import signed_ints, signed_values, with_elements
 from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, shape_of_dims
@@ -56,8 +56,8 @@ class _Gather(Op):
                 port=self.input_port(2),
             )
             return None
-        value = axis_info.value
-        axis = int(value.item()) if integer_axis and value is not None and value.size == 1 else None
+        values = signed_ints(axis_info) if integer_axis and axis_info.value is not None else None
+        axis = values[0] if values is not None and len(values) == 1 else None
         data_dims, indices_dims = data.shape.dims, indices.shape.dims
         if data_dims is None or indices_dims is None:
             return [
@@ -165,7 +165,7 @@ class _Gather(Op):
         from irrun.kernels import gather
 
         data, indices, axis = inputs
-        axis_value = int(axis.reshape(-1)[0])
+        axis_value = signed_values(axis)[0]
         return [gather(data, indices, axis_value, self.batch_dims, out_of_range=self.out_of_range)]
 
 

@@ -29,7 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from irrun.ops._reduce import reduction_axes
-from irrun.ops.base import Attribute, Op, TensorInfo
+from irrun.ops._shape_ops import check_integer_input
+from irrun.ops._values import signed_ints
+from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axes_or_report
 from irrun.ops.registry import register
 
 
@@ -65,24 +67,6 @@ def mvn(data: np.ndarray, axes: tuple, normalize_variance: bool, eps: float,
     return centred
 
 
-def _check_axes(op: Op, axes, rank: int, port_index=None, line=None):
-    """Axes normalised for ``rank`` (a set), or ``None`` after reporting one out of range."""
-    result = set()
-    for axis in axes:
-        if not -rank <= axis < rank:
-            op.context.error(
-                "axis-range",
-                f"{op.describe()}: axis {axis} of {list(axes)} is out of the range "
-                f"[{-rank}, {rank - 1}] allowed for data of rank {rank}",
-                port=None if port_index is None else op.input_port(port_index),
-                line=line,
-                hint=f"use axes between {-rank} and {rank - 1}",
-            )
-            return None
-        result.add(axis + rank if axis < 0 else axis)
-    return result
-
-
 @register
 class MVN1(Op):
     """MVN-1 (``reduction_axes`` or ``across_channels``; eps inside the square root)."""
@@ -110,7 +94,9 @@ class MVN1(Op):
         data = inputs[0]
         rank = data.shape.rank
         if rank is not None and self.reduction_axes:
-            if _check_axes(self, self.reduction_axes, rank, line=self.layer.data_line) is None:
+            axes = self.reduction_axes
+            line = self.layer.data_line
+            if normalize_axes_or_report(self, axes, rank, unique=False, line=line) is None:
                 return None
         return [TensorInfo(data.shape, data.element_type, why="the shape of the data")]
 
@@ -142,14 +128,7 @@ class MVN6(Op):
         """The data's shape and type, once the axes are checked (1-D integer, not more of them
         than the data has dims, each in range)."""
         data, axes = inputs
-        axes_type = axes.element_type
-        if axes_type.name != "dynamic" and not axes_type.is_integer:
-            self.context.error(
-                "index-type",
-                f"{self.describe()}: axes must be i64 or i32, but input 1 is {axes_type}",
-                port=self.input_port(1),
-                hint="make the axes an i64 Const",
-            )
+        if not check_integer_input(self, axes, 1, "axes"):
             return None
         rank = data.shape.rank
         axes_dims = axes.shape.dims
@@ -170,9 +149,9 @@ class MVN6(Op):
                 hint="give at most one axis per data dimension",
             )
             return None
-        value = axes.value
-        if rank is not None and value is not None and axes_type.is_integer:
-            if _check_axes(self, [int(a) for a in value.reshape(-1)], rank, 1) is None:
+        values = signed_ints(axes)
+        if rank is not None and values is not None:
+            if normalize_axes_or_report(self, values, rank, port_index=1, unique=False) is None:
                 return None
         return [TensorInfo(data.shape, data.element_type, why="the shape of the data")]
 

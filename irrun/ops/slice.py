@@ -20,8 +20,8 @@ the sliced elements. Kernel: NumPy basic slicing, a view of the input (no copy).
 from __future__ import annotations
 
 from irrun.ops._indices import check_index_type
-from irrun.ops._slicing import bounds_of, constant_ints, make_dim, python_slice, slice_elements
-from irrun.ops._values import elements_of, info_of_elements
+from irrun.ops._slicing import bounds_of, make_dim, python_slice, slice_elements
+from irrun.ops._values import elements_of, info_of_elements, signed_ints, signed_values
 from irrun.ops.base import Op, TensorInfo, normalize_axes_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -88,9 +88,9 @@ class Slice(Op):
                     )
                     return None
         start, stop = bounds_of(inputs[1]), bounds_of(inputs[2])
-        steps = constant_ints(inputs[3])
+        steps = signed_ints(inputs[3])
         if len(inputs) > 4:
-            axes = constant_ints(inputs[4])
+            axes = signed_ints(inputs[4])
             if axes is not None:
                 axes = normalize_axes_or_report(self, axes, rank, port_index=4)
                 if axes is None:
@@ -121,7 +121,7 @@ class Slice(Op):
         if rank == 1 and known and data.value is None:
             elements = elements_of(data)
             if elements is not None and axes:
-                start_v, stop_v = constant_ints(inputs[1]), constant_ints(inputs[2])
+                start_v, stop_v = signed_ints(inputs[1]), signed_ints(inputs[2])
                 if start_v is not None and stop_v is not None:
                     index = python_slice(len(elements), start_v[0], stop_v[0], steps[0])
                     picked = slice_elements(elements, index)
@@ -131,9 +131,9 @@ class Slice(Op):
     def evaluate(self, inputs):
         """NumPy basic slicing (a view of the data)."""
         data = inputs[0]
-        start, stop, step = (inputs[i].reshape(-1).astype("int64").tolist() for i in (1, 2, 3))
+        start, stop, step = (signed_values(inputs[i]) for i in (1, 2, 3))
         if len(inputs) > 4:
-            axes = [a + data.ndim if a < 0 else a for a in inputs[4].reshape(-1).tolist()]
+            axes = [a + data.ndim if a < 0 else a for a in signed_values(inputs[4])]
         else:
             axes = list(range(len(start)))
         index = [slice(None)] * data.ndim

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from irrun.ops._shape_ops import check_integer_input
 from irrun.ops._slicing import SPLIT_FOLD_LIMIT, axis_value, split_outputs
+from irrun.ops._values import signed_values
 from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -52,14 +54,7 @@ class Split(Op):
         """Every output: the data shape with the axis dimension divided by ``num_splits``."""
         data, axis_info = inputs
         n = self.num_splits
-        etype = axis_info.element_type
-        if etype.name != "dynamic" and not etype.is_integer:
-            self.context.error(
-                "index-type",
-                f"{self.describe()}: the axis input must be an integer, not {etype}",
-                port=self.input_port(1),
-                hint="insert a Convert to i64 before the axis input",
-            )
+        if not check_integer_input(self, axis_info, 1, "axis"):
             return None
         if axis_info.shape.rank_is_static and axis_info.shape.rank != 0:
             self.context.error(
@@ -111,4 +106,4 @@ class Split(Op):
     def evaluate(self, inputs):
         """``np.split`` into equal pieces (views)."""
         data, axis = inputs
-        return np.split(data, self.num_splits, axis=int(np.asarray(axis).reshape(-1)[0]))
+        return np.split(data, self.num_splits, axis=signed_values(axis)[0])

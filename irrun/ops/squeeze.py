@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._shape_ops import check_integer_input, check_vector_input, constant_ints
-from irrun.ops._values import elements_of, info_of_elements
+from irrun.ops._shape_ops import check_integer_input, check_vector_input
+from irrun.ops._values import elements_of, info_of_elements, signed_ints, signed_values
 from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axes_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
@@ -41,7 +41,7 @@ class _Squeeze(Op):
                 return None
             if not check_vector_input(self, axes_info, 1, "axes", scalar=True):
                 return None
-            axes = constant_ints(axes_info)
+            axes = signed_ints(axes_info)
             if axes is None:
                 if shape.rank_is_static and shape.rank > 0 and axes_info.shape.is_static:
                     if axes_info.shape.element_count() == 1:
@@ -54,8 +54,8 @@ class _Squeeze(Op):
             return [TensorInfo(Shape.dynamic_rank(), etype, why="the input rank is unknown")]
         if axes:
             # (a scalar takes axes in [-1, 0], as OpenVINO allows, and stays a scalar)
-            normalised = normalize_axes_or_report(self, axes, max(shape.rank, 1), port_index=1,
-                                                  unique=False)  # fmt: skip
+            normalised = normalize_axes_or_report(self, axes, shape.rank, port_index=1,
+                                                  unique=False, scalar=True)  # fmt: skip
             if normalised is None:
                 return None
             chosen = {a for a in normalised if a < shape.rank}
@@ -80,7 +80,7 @@ class _Squeeze(Op):
     def evaluate(self, inputs):
         """``np.reshape`` to the squeezed shape (a view)."""
         data = inputs[0]
-        axes = [] if len(inputs) < 2 else [int(a) for a in np.asarray(inputs[1]).reshape(-1)]
+        axes = [] if len(inputs) < 2 else signed_values(inputs[1])
         rank = max(data.ndim, 1)
         chosen = {a + rank if a < 0 else a for a in axes}
         if chosen:

@@ -33,8 +33,8 @@ a view of the input.
 from __future__ import annotations
 
 from irrun.ops._indices import check_index_type
-from irrun.ops._slicing import bounds_of, constant_ints, make_dim, python_slice, slice_elements
-from irrun.ops._values import elements_of, info_of_elements
+from irrun.ops._slicing import bounds_of, make_dim, python_slice, slice_elements
+from irrun.ops._values import elements_of, info_of_elements, signed_ints, signed_values
 from irrun.ops.base import Attribute, Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -115,7 +115,7 @@ class StridedSlice(Op):
         begin, end = bounds_of(inputs[1]), bounds_of(inputs[2])
         lengths = [_static_length(inputs[p]) for p in (1, 2)]
         if len(inputs) > 3:
-            strides = constant_ints(inputs[3])
+            strides = signed_ints(inputs[3])
         else:  # OpenVINO makes ones of begin's (else end's) static length
             default = next((n for n in lengths if n is not None), None)
             strides = None if default is None else [1] * default
@@ -194,7 +194,7 @@ class StridedSlice(Op):
         info = TensorInfo(Shape(out), data.element_type, why="sliced per the slice spec")
         if rank == 1 and data.value is None and len(out) <= 1:
             elements = elements_of(data)
-            values = [constant_ints(inputs[p]) for p in (1, 2)]
+            values = [signed_ints(inputs[p]) for p in (1, 2)]
             if elements is not None and None not in values and strides is not None:
                 picked = slice_elements(elements, self._index(len(elements), *values, strides))
                 info = info_of_elements(picked, data.element_type, info.shape, info.why)
@@ -212,7 +212,7 @@ class StridedSlice(Op):
         return start, stop
 
     def _check_shrink(self, begin_info, axis, dim):
-        values = constant_ints(begin_info)
+        values = signed_ints(begin_info)
         if values is None or not dim.is_static or axis >= len(values):
             return
         size, value = dim.value, values[axis]
@@ -268,8 +268,8 @@ class StridedSlice(Op):
     def evaluate(self, inputs):
         """NumPy basic indexing (a view of the data)."""
         data = inputs[0]
-        begin, end = (inputs[i].reshape(-1).astype("int64").tolist() for i in (1, 2))
-        strides = inputs[3].reshape(-1).astype("int64").tolist() if len(inputs) > 3 else []
+        begin, end = (signed_values(inputs[i]) for i in (1, 2))
+        strides = signed_values(inputs[3]) if len(inputs) > 3 else []
         return [data[self._index(data.shape, begin, end, strides)]]
 
 

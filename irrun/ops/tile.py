@@ -4,7 +4,8 @@ Spec facts: inputs data (any element type) and repeats (a 1-D tensor of any inte
 scalar or a float tensor is refused). The shorter of the data shape and repeats is padded with
 1s on the left; output dim i = data dim i * repeats i (``[2,3]`` × ``[2,1,3]`` → ``[2,2,9]``,
 ``[2,3,4]`` × ``[2]`` → ``[2,3,8]``). Negative constant repeats count as 0 (OpenVINO's shape
-inference clamps them).
+inference clamps them); repeats are read as int64, so a u64 repeat of 2**63 or more is
+negative (``[2**63+1, 1]`` on ``[2,3]`` gives ``[0,3]``).
 
 Shape rule (``tile_shape_inference.hpp``): repeats may be a partial value (a shape from
 ShapeOf): each element is then an interval and multiplies as intervals do. Unknown repeats of
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._values import as_dim, elements_of
+from irrun.ops._shape_ops import check_integer_input
+from irrun.ops._values import as_dim, signed_elements, signed_values
 from irrun.ops.base import Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
@@ -33,14 +35,7 @@ class Tile(Op):
     def infer(self, inputs):
         """Output dims: left-padded data dims times left-padded repeats."""
         data, repeats_info = inputs
-        etype = repeats_info.element_type
-        if etype.name != "dynamic" and not etype.is_integer:
-            self.context.error(
-                "index-type",
-                f"{self.describe()}: repeats must be an integer type, not {etype}",
-                port=self.input_port(1),
-                hint="insert a Convert to i64 before the repeats input",
-            )
+        if not check_integer_input(self, repeats_info, 1, "repeats"):
             return None
         repeats_shape = repeats_info.shape
         if repeats_shape.rank_is_static and repeats_shape.rank != 1:
@@ -52,7 +47,7 @@ class Tile(Op):
             )
             return None
         rank = data.shape.rank
-        elements = elements_of(repeats_info)
+        elements = signed_elements(repeats_info)
         if rank is None or elements is None:
             if rank is not None and repeats_shape.rank_is_static and repeats_shape[0].is_static:
                 count = max(rank, repeats_shape[0].value)
@@ -61,7 +56,7 @@ class Tile(Op):
             return [TensorInfo(Shape.dynamic_rank(), data.element_type,
                                why="the repeats or the data rank are not known")]  # fmt: skip
         if repeats_info.value is not None:
-            repeats = [static_dim(max(int(v), 0)) for v in elements]
+            repeats = [static_dim(max(v, 0)) for v in elements]
         else:
             repeats = [as_dim(e) for e in elements]
         count = max(rank, len(repeats))
@@ -74,5 +69,4 @@ class Tile(Op):
     def evaluate(self, inputs):
         """``np.tile`` (negative repeats count as 0)."""
         data, repeats = inputs
-        repeats = np.maximum(np.asarray(repeats).reshape(-1).astype(np.int64), 0)
-        return [np.tile(data, repeats.tolist())]
+        return [np.tile(data, [max(r, 0) for r in signed_values(repeats)])]

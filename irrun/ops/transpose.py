@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._shape_ops import check_integer_input, check_vector_input, constant_ints
+from irrun.ops._shape_ops import check_integer_input, check_vector_input
+from irrun.ops._values import signed_ints, signed_values
 from irrun.ops.base import Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -39,7 +40,7 @@ class Transpose(Op):
         if not check_vector_input(self, order_info, 1, "order", scalar=False):
             return None
         shape = data.shape
-        order = constant_ints(order_info)
+        order = signed_ints(order_info)
         if not shape.rank_is_static and not order:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="the input rank is unknown")]
         if order is None:
@@ -87,5 +88,5 @@ class Transpose(Op):
     def evaluate(self, inputs):
         """``np.transpose``, copied to contiguous memory (module docstring)."""
         data, order = inputs
-        axes = [int(a) for a in np.asarray(order).reshape(-1)] or None
+        axes = signed_values(order) or None
         return [np.ascontiguousarray(np.transpose(data, axes))]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._shape_ops import check_integer_input, check_vector_input, constant_ints
-from irrun.ops._values import elements_of, info_of_elements
+from irrun.ops._shape_ops import check_integer_input, check_vector_input
+from irrun.ops._values import elements_of, info_of_elements, signed_ints, signed_values
 from irrun.ops.base import Op, TensorInfo, normalize_axes_or_report
 from irrun.ops.registry import register
 from irrun.shape import Shape, static_dim
@@ -37,7 +37,7 @@ class Unsqueeze(Op):
             return None
         if not check_vector_input(self, axes_info, 1, "axes", scalar=True):
             return None
-        axes = constant_ints(axes_info)
+        axes = signed_ints(axes_info)
         shape = data.shape
         if axes is None or not shape.rank_is_static:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="the axes or the rank unknown")]
@@ -56,7 +56,7 @@ class Unsqueeze(Op):
     def evaluate(self, inputs):
         """``np.reshape`` to the unsqueezed shape (a view)."""
         data, axes = inputs
-        values = [int(a) for a in np.asarray(axes).reshape(-1)]
+        values = signed_values(axes)
         rank = data.ndim + len(set(values))
         normalised = [a + rank if a < 0 else a for a in values]
         return [np.reshape(data, _unsqueezed(list(data.shape), normalised, 1))]

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._slicing import SPLIT_FOLD_LIMIT, axis_value, constant_ints, split_outputs
+from irrun.ops._slicing import SPLIT_FOLD_LIMIT, axis_value, split_outputs
+from irrun.ops._values import signed_ints, signed_values
 from irrun.ops.base import Op, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
@@ -73,7 +74,7 @@ class VariadicSplit(Op):
         axis = normalize_axis_or_report(self, axis, rank, port_index=1)
         if axis is None:
             return None
-        lengths = constant_ints(lengths_info)
+        lengths = signed_ints(lengths_info)
         dim = data.shape[axis]
         if lengths is None:
             return split_outputs(self, data, axis, [Dim.dynamic()] * count, None)
@@ -125,8 +126,8 @@ class VariadicSplit(Op):
     def evaluate(self, inputs):
         """``np.split`` at the cumulative lengths (views)."""
         data, axis, lengths = inputs
-        axis = int(np.asarray(axis).reshape(-1)[0])
-        lengths = np.asarray(lengths).reshape(-1).astype(np.int64).tolist()
+        axis = signed_values(axis)[0]
+        lengths = signed_values(lengths)
         if -1 in lengths:
             lengths[lengths.index(-1)] = data.shape[axis] - sum(v for v in lengths if v != -1)
         if sum(lengths) != data.shape[axis] or min(lengths, default=0) < 0:

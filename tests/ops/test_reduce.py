@@ -292,7 +292,7 @@ def test_axis_out_of_range_is_reported():
     text, report = _validate(_reduce_net("ReduceSum", [1, 3]))
     (error,) = report.errors
     assert error.code == "axis-range"
-    assert "axis 3 of axes [1, 3] is out of the range [-3, 2]" in error.message
+    assert "axis 3 of [1, 3] is out of the range [-3, 2]" in error.message
     assert error.line == line_of(text, '<port id="1"', within="r")
 
 

@@ -137,7 +137,7 @@ def test_tile_scalar_and_float_repeats_are_reported():
     check_rejected(lambda: ops.tile(parameter([2, 3]), constant(np.array([2.0], np.float32))))
     for repeats, code, fragment in [
         (np.int64(2), "input-rank", "repeats must be 1-D, but its shape is []"),
-        (np.array([2.0, 1.0], np.float32), "index-type", "must be an integer type, not f32"),
+        (np.array([2.0, 1.0], np.float32), "index-type", "must be an integer tensor, but input 1 is f32"),
     ]:
         net = _tile_net(repeats)
         with tempfile.TemporaryDirectory() as tmp:
