@@ -27,10 +27,23 @@ def ceil_div(x: int, y: int) -> int:
     return 0 if x == 0 else 1 + (x - 1) // y
 
 
-def check_integer_input(op: Op, info: TensorInfo, index: int, what: str) -> bool:
-    """Report ``index-type`` unless input ``index`` is an integer type (or dynamic)."""
+def check_integer_input(op: Op, info: TensorInfo, index: int, what: str,
+                        floats: bool = False) -> bool:  # fmt: skip
+    """Report ``index-type`` unless input ``index`` is an integer type (or dynamic).
+    ``floats``: the op accepts a float input as OpenVINO does (Squeeze, Unsqueeze, MVN-6 axes:
+    it truncates the values toward 0); a float type is then a ``index-type`` *warning* (the
+    specification wants integers) and the check passes."""
     etype = info.element_type
     if etype.is_integer or etype.name == "dynamic":
+        return True
+    if floats and etype.kind == "float":
+        op.context.warning(
+            "index-type",
+            f"{op.describe()}: the {what} input is {etype}, but the specification wants an "
+            f"integer tensor; OpenVINO accepts it and truncates the values toward 0",
+            port=op.input_port(index),
+            hint="insert a Convert to i64 before it (or store the values as i64)",
+        )
         return True
     op.context.error(
         "index-type",

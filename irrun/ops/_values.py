@@ -70,21 +70,30 @@ def as_int64(value: int) -> int:
     return ((value + 2**63) % 2**64) - 2**63
 
 
-def signed_elements(info: TensorInfo) -> tuple | None:
+def signed_elements(info: TensorInfo, floats: bool = False) -> tuple | None:
     """:func:`elements_of` with every known ``int`` read as int64, as OpenVINO reads axes,
     repeats, split lengths and slice bounds (``get_raw_data_as<int64_t>``: u64 values of 2**63
-    or more are negative). The one reader of constant integers for those inputs."""
+    or more are negative). The one reader of constant integers for those inputs. ``floats``:
+    a rank-0/1 float constant is read too, truncated toward 0 as OpenVINO casts it (``-1.5``
+    is ``-1``; a NaN or infinite element gives ``None``), for the ops that accept float axes."""
+    if floats and info.value is not None:
+        array = np.asarray(info.value)
+        floating = array.dtype.kind == "f" or "float" in array.dtype.name
+        if array.ndim <= 1 and array.size <= MAX_ELEMENTS and floating:
+            if not np.isfinite(array).all():
+                return None
+            return tuple(int(v) for v in np.trunc(array.astype(np.float64)).reshape(-1))
     elements = elements_of(info)
     if elements is None or info.element_type.name != "u64":
         return elements
     return tuple(as_int64(e) if isinstance(e, int) else e for e in elements)
 
 
-def signed_ints(info: TensorInfo) -> list[int] | None:
+def signed_ints(info: TensorInfo, floats: bool = False) -> list[int] | None:
     """The values of a rank-0/1 integer input when every element is known exactly (a constant,
-    or a partial value whose every element is known), as int64 (:func:`signed_elements`);
-    ``None`` otherwise."""
-    elements = signed_elements(info)
+    or a partial value whose every element is known), as int64 (:func:`signed_elements`, which
+    also says what ``floats`` does); ``None`` otherwise."""
+    elements = signed_elements(info, floats)
     if elements is None or not all(isinstance(e, int) for e in elements):
         return None
     return list(elements)

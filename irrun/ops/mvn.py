@@ -8,7 +8,9 @@ type, boolean too; irrun runs floating-point data only).
   ``across_channels`` (default false) and ``reduction_axes`` (optional). Without
   ``reduction_axes`` the axes are ``[1, r)`` (across channels) or ``[2, r)``; eps is added
   inside the square root. OpenVINO writes both attributes (``reduction_axes`` wins).
-- MVN-6: inputs ``data`` and ``axes`` (1-D integer; OpenVINO's reference takes i32 and i64);
+- MVN-6: inputs ``data`` and ``axes`` (1-D integer; OpenVINO's reference takes i32 and i64;
+  OpenVINO also accepts float axes, truncated toward 0: irrun too, with an ``index-type``
+  warning that the specification wants integers; u64 axes are read as int64);
   attributes ``normalize_variance``, ``eps`` (float, required) and ``eps_mode``
   (``inside_sqrt``: ``sqrt(var + eps)``; ``outside_sqrt``: ``sqrt(var) + eps``; required).
   OpenVINO refuses axes that are not 1-D and more axes than the data's rank; it builds
@@ -128,7 +130,7 @@ class MVN6(Op):
         """The data's shape and type, once the axes are checked (1-D integer, not more of them
         than the data has dims, each in range)."""
         data, axes = inputs
-        if not check_integer_input(self, axes, 1, "axes"):
+        if not check_integer_input(self, axes, 1, "axes", floats=True):
             return None
         rank = data.shape.rank
         axes_dims = axes.shape.dims
@@ -149,7 +151,7 @@ class MVN6(Op):
                 hint="give at most one axis per data dimension",
             )
             return None
-        values = signed_ints(axes)
+        values = signed_ints(axes, floats=True)
         if rank is not None and values is not None:
             if normalize_axes_or_report(self, values, rank, port_index=1, unique=False) is None:
                 return None

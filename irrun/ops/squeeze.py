@@ -1,14 +1,17 @@
 """Squeeze-1 and Squeeze-15: remove dimensions of size 1.
 
 Spec facts: inputs data and, optionally, axes (a scalar or 1-D integer tensor; negative axes
-count from the end, repeats allowed). Without axes (or with empty axes) every dimension equal
-to 1 goes; a dynamic dimension that may be 1 makes the output rank unknown. With axes, each
-listed dimension that may be 1 goes (a listed dynamic dimension is assumed to be 1), and a
-listed dimension that cannot be 1 is kept silently (OpenVINO since 2024.3; older versions
-refused it). Squeeze-15 adds ``allow_axis_skip`` (default false): when true, a listed dynamic
-dimension that may be 1 makes the output rank unknown instead of being dropped. Axes that are
-not constant: a one-element axes tensor gives rank r - 1 of unknown dims when some dim may be
-1 (else the input shape), anything else an unknown rank. An axis outside [-r, r-1] is refused.
+count from the end, repeats allowed). OpenVINO also accepts float axes, truncated toward 0
+(``-1.5`` is ``-1``, ``-0.7`` is ``0``): irrun does the same and warns (``index-type``) that
+the specification wants integers; u64 axes are read as int64 (2**64 - 1 is -1).
+Without axes (or with empty axes) every dimension equal to 1 goes; a dynamic dimension that may
+be 1 makes the output rank unknown. With axes, each listed dimension that may be 1 goes (a
+listed dynamic dimension is assumed to be 1), and a listed dimension that cannot be 1 is kept
+silently (OpenVINO since 2024.3; older versions refused it). Squeeze-15 adds
+``allow_axis_skip`` (default false): when true, a listed dynamic dimension that may be 1 makes
+the output rank unknown instead of being dropped. Axes that are not constant: a one-element
+axes tensor gives rank r - 1 of unknown dims when some dim may be 1 (else the input shape),
+anything else an unknown rank. An axis outside [-r, r-1] is refused.
 Partial values pass through (``[1]`` → scalar). The kernel is ``np.reshape`` (a view).
 """
 
@@ -37,11 +40,11 @@ class _Squeeze(Op):
         axes = None
         if len(inputs) == 2:
             axes_info = inputs[1]
-            if not check_integer_input(self, axes_info, 1, "axes"):
+            if not check_integer_input(self, axes_info, 1, "axes", floats=True):
                 return None
             if not check_vector_input(self, axes_info, 1, "axes", scalar=True):
                 return None
-            axes = signed_ints(axes_info)
+            axes = signed_ints(axes_info, floats=True)
             if axes is None:
                 if shape.rank_is_static and shape.rank > 0 and axes_info.shape.is_static:
                     if axes_info.shape.element_count() == 1:

@@ -1,6 +1,8 @@
 """Unsqueeze-1: insert dimensions of size 1.
 
-Spec facts: inputs data and axes (a scalar or 1-D integer tensor, required). Axes index the
+Spec facts: inputs data and axes (a scalar or 1-D integer tensor, required; OpenVINO also
+accepts float axes, truncated toward 0, which irrun does too with an ``index-type`` warning
+that the specification wants integers; u64 axes are read as int64). Axes index the
 **output**: they are normalised against r + n (n = the number of distinct axis values; range
 [-(r+n), r+n-1]), and a 1 is inserted at each distinct normalised axis in increasing order, so
 repeats after normalisation count once ([2,3,4] with axes [0,-5] is [1,2,3,4]) and an axis past
@@ -33,11 +35,11 @@ class Unsqueeze(Op):
         """Insert 1s at the (output) axes."""
         data, axes_info = inputs
         etype = data.element_type
-        if not check_integer_input(self, axes_info, 1, "axes"):
+        if not check_integer_input(self, axes_info, 1, "axes", floats=True):
             return None
         if not check_vector_input(self, axes_info, 1, "axes", scalar=True):
             return None
-        axes = signed_ints(axes_info)
+        axes = signed_ints(axes_info, floats=True)
         shape = data.shape
         if axes is None or not shape.rank_is_static:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="the axes or the rank unknown")]

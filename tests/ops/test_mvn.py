@@ -177,15 +177,22 @@ def test_mvn6_axis_out_of_range_is_reported():
     """OpenVINO builds it (its reference then fails at run time); irrun reports it."""
     _, report = _validate(_mvn6_net(np.array([2])))
     (error,) = report.errors
-    assert error.code == "axis-range" and "axis 2 is out of the range [-2, 1] allowed for rank 2" in (
-        error.message
-    )
+    assert error.code == "axis-range"
+    assert "axis 2 is out of the range [-2, 1] allowed for rank 2" in error.message
 
 
-def test_mvn6_float_axes_are_reported():
-    _, report = _validate(_mvn6_net(np.array([1.0], np.float32)))
-    (error,) = report.errors
-    assert error.code == "index-type" and "input 1 is f32" in error.message
+def test_mvn6_float_axes_are_warned_and_truncated_as_openvino_does():
+    """OpenVINO builds and runs MVN-6 with f32 axes, truncated toward 0 (1.9 is axis 1)."""
+    _, report = _validate(_mvn6_net(np.array([1.9], np.float32)))
+    assert not report.errors, report.to_text()
+    (warning,) = report.warnings
+    assert warning.code == "index-type" and "the axes input is f32" in warning.message
+    model = model_of(opset6.mvn(parameter([3, 2], "f32", "x"), constant(np.array([1.9],
+                                np.float32)), True, 1e-5, "inside_sqrt"))  # fmt: skip
+    x = np.array([[1, 2], [3, 5], [0, 1]], np.float32)
+    got, expected = run_irrun(model, {"x": x})[0], run_openvino(model, {"x": x})[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=2e-6)  # (module docstring)
+    np.testing.assert_allclose(got, [[-1, 1], [-1, 1], [-1, 1]], atol=3e-5)
 
 
 def test_mvn6_bad_eps_mode_is_reported():

@@ -147,3 +147,33 @@ def test_squeeze15_unknown_attribute_is_warned():
                       [x, net.const("a", np.array([0]))], [3]))  # fmt: skip
     (warning,) = list(_validate(net))
     assert warning.code == "unknown-attribute" and "did you mean allow_axis_skip?" in warning.hint
+
+
+FLOAT_AXES = [
+    ("Squeeze-1", lambda x, a: ops1.squeeze(x, a), [3, 1], [-1.5]),
+    ("Squeeze-1", lambda x, a: ops1.squeeze(x, a), [3, 1], [-0.7]),
+    ("Squeeze-15", lambda x, a: ops15.squeeze(x, a, True), [3, 1], [1.9]),
+    ("Unsqueeze-1", lambda x, a: ops1.unsqueeze(x, a), [3, 2], [-0.5]),
+    ("Unsqueeze-1", lambda x, a: ops1.unsqueeze(x, a), [3, 2], [1.9, 3.2]),
+]
+
+
+@pytest.mark.parametrize("label, build, shape, axes", FLOAT_AXES)
+@pytest.mark.parametrize("etype", [np.float32, np.float16])
+def test_float_axes_are_truncated_with_a_warning_as_openvino_does(label, build, shape, axes,
+                                                                 etype):  # fmt: skip
+    """OpenVINO accepts float axes and truncates them toward 0 (-1.5 is -1, -0.7 is 0); irrun
+    infers and runs the same and warns that the specification wants integers."""
+    model = model_of(build(parameter(shape, "f32", "x"), constant(np.array(axes, etype))))
+    loaded = check_shapes(model, allow_warnings=True)
+    (warning,) = loaded.validate().warnings
+    assert warning.code == "index-type" and "the specification wants an integer" in (
+        warning.message
+    )
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    got = run_irrun(model, {"x": x})[0]
+    np.testing.assert_array_equal(got, x.reshape(list(model.output(0).get_shape())))
+    if label != "Squeeze-15":  # (the CPU plugin cannot run Squeeze-15 with float axes)
+        expected = run_openvino(model, {"x": x})[0]
+        assert got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
