@@ -34,6 +34,7 @@ __all__ = [
     "op_key",
     "first_opset",
     "LATEST_OPSET",
+    "CUSTOM_OPSETS",
 ]
 
 _TRANSLATIONS = {"Const": "Constant", "ReLU": "Relu", "PReLU": "PRelu", "SoftMax": "Softmax"}
@@ -41,6 +42,9 @@ _REGISTRY: dict[str, dict[int, type]] = {}
 _RESOLVED: dict[tuple[str, int | None], type | None] = {}  # cleared by register()
 _LOOKED_UP: dict[tuple[str, str | None], Resolution] = {}  # (type, version) spelling
 
+#: The opset names for custom ops (OpenVINO extensions register their ops there): a layer in one
+#: of them is trusted with a warning; any other name that is not ``opsetN`` is an error.
+CUSTOM_OPSETS = ("extension", "experimental")
 #: The newest opset OpenVINO has (opset17 holds only a few ops, as OpenVINO defines it).
 LATEST_OPSET = max(OPSETS)
 #: OpenVINO's spelling of every op type of any opset, by lowercase name.
@@ -165,7 +169,9 @@ def _lookup(layer_type: str, version: str | None, opset: int | None) -> Resoluti
     if version is None:  # a spec snippet: the newest version irrun has
         op_class = resolve(layer_type, None)
         return Resolution(op_class, None if op_class else "not-implemented" if name else "custom")
-    if opset is None:  # "extension", "experimental", ...: not one of OpenVINO's opsets
+    if opset is None:  # not one of OpenVINO's opsets
+        if version not in CUSTOM_OPSETS:  # OpenVINO refuses an opset no extension registers
+            return Resolution(None, "unknown-opset")
         op_class = resolve(layer_type, None) if name is None else None
         return Resolution(op_class, None if op_class else "custom")
     if opset not in OPSETS:
@@ -187,7 +193,9 @@ def resolve_layer(layer):
 def opset_exists(layer) -> bool:
     """True when the layer has no version (spec snippets), a custom opset name, or names an
     opset OpenVINO has."""
-    return layer.version is None or layer.opset is None or layer.opset in OPSETS
+    if layer.version is None:
+        return True
+    return layer.opset in OPSETS if layer.opset is not None else layer.version in CUSTOM_OPSETS
 
 
 def has_kernel(op_class) -> bool:

@@ -256,6 +256,9 @@ def _report_unresolved(layer, resolution, emit) -> None:
     if problem == "unknown-opset":
         newest = _newest_opset_with(layer.type)
         hint = f'use an existing opset, e.g. version="opset{newest}"'
+        if layer.opset is None and first_opset(layer.type) is None:
+            hint = ('declare a custom op in version="extension" (irrun trusts it), or an '
+                    "OpenVINO op in the opset that has it")  # fmt: skip
         emit("unknown-opset", f"{layer.describe()}: version {version!r} is not an opset "
              f"OpenVINO has (opset1 to opset{LATEST_OPSET}); OpenVINO refuses the model",
              layer=layer, hint=hint)  # fmt: skip

@@ -183,3 +183,22 @@ def test_every_declared_attribute_is_stored_in_an_identifier():
     assert fields["mode.mode.axis"] == "mode_mode_axis"
     assert fields["auto_broadcast.auto_broadcast_axis"] == "auto_broadcast_auto_broadcast_axis"
     assert fields["exclude-pad"] == "exclude_pad"
+
+
+def test_an_opset_name_that_is_neither_opsetn_nor_custom_is_an_error(tmp_path):
+    """OpenVINO refuses version="wrongOpset" ("unsupported opset"); custom ops belong in
+    version="extension" (or "experimental"), which irrun trusts with a warning."""
+    xml, report = _validate(_edited('type="Gather" version="opset8"',
+                                    'type="Gather" version="wrongOpset"'), tmp_path)  # fmt: skip
+    assert report.codes() == ["unknown-opset"]
+    assert "version 'wrongOpset' is not an opset OpenVINO has" in report[0].message
+    assert report[0].hint == 'use an existing opset, e.g. version="opset16"'
+    _openvino_refuses(xml)
+    _, custom = _validate(_edited('type="Gather" version="opset8"',
+                                  'type="MyGather" version="wrongOpset"'), tmp_path)  # fmt: skip
+    assert custom.codes() == ["unknown-opset"]
+    assert custom[0].hint.startswith('declare a custom op in version="extension"')
+    for name in ("extension", "experimental"):
+        _, trusted = _validate(_edited('type="Gather" version="opset8"',
+                                       f'type="MyGather" version="{name}"'), tmp_path)  # fmt: skip
+        assert trusted.codes() == ["unknown-op"] and trusted.ok
