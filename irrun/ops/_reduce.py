@@ -152,7 +152,7 @@ class Reduction(Op):
     def evaluate(self, inputs):
         """:meth:`reduce` over the normalised axes, in the data's dtype."""
         data, axes = inputs
-        normalised = reduction_axes(axes, data.ndim)
+        normalised = reduction_axes(axes, data.ndim, self)
         result = self.reduce(data, normalised, bool(self.keep_dims))
         return [np.asarray(result).astype(data.dtype, copy=False)]
 
@@ -161,15 +161,20 @@ class Reduction(Op):
         raise NotImplementedError
 
 
-def reduction_axes(axes, rank: int) -> tuple:
+def reduction_axes(axes, rank: int, op: Op | None = None) -> tuple:
     """Axes values (an array) normalised for data of ``rank``: unique, sorted, ``()`` for a
-    scalar (whose only axes, 0 and -1, reduce nothing)."""
+    scalar (whose only axes, 0 and -1, reduce nothing). ``op``: named in the error."""
     if rank == 0:
         return ()
-    values = {a + rank if a < 0 else a for a in signed_values(axes)}
-    bad = [a for a in values if not 0 <= a < rank]
+    given = signed_values(axes)
+    bad = [a for a in given if not -rank <= a < rank]
     if bad:
-        raise ValueError(f"axis {bad[0]} is out of range for data of rank {rank}")
+        who = f"{op.describe()}: " if op is not None else ""
+        raise ValueError(
+            f"{who}axis {bad[0]} of axes {given} is out of the range [{-rank}, {rank - 1}] "
+            f"allowed for data of rank {rank}; use axes between {-rank} and {rank - 1}"
+        )
+    values = {a + rank if a < 0 else a for a in given}
     return tuple(sorted(values))
 
 

@@ -241,6 +241,7 @@ class PoolingFamily(Op):
                 f"{self.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
                 f"is {data.shape} (rank {len(dims)})",
                 port=self.input_port(0),
+                hint="Reshape the data to [N, C, spatial...] with 1 to 3 spatial axes",
             )
             return None
         for name, values in (
@@ -261,15 +262,15 @@ class PoolingFamily(Op):
                     f"the kernel {','.join(map(str, kernel))} has {count} value(s), but "
                     f"the data {data.shape} has {len(dims) - 2} spatial dimension(s)"
                 )
-            elif any(v <= 0 for v in (*self.strides, *dilations)):
-                problem = "strides and dilations must be positive"
-            elif any(v < 0 for v in (*pads_begin, *pads_end)):
-                problem = "pads must not be negative"
+            else:
+                problem = _value_problem(kernel, self.strides, dilations, pads_begin, pads_end)
         if problem is not None:
+            problem, hint = problem if isinstance(problem, tuple) else (problem, None)
             self.context.error(
                 "attribute-value",
                 f"{self.describe()}: {problem}",
-                hint="give kernel, strides, dilations and pads one value per spatial dimension",
+                hint=hint
+                or "give kernel, strides, dilations and pads one value per spatial dimension",
                 line=self.layer.data_line,
             )
             return None
@@ -281,6 +282,7 @@ class PoolingFamily(Op):
                     "input-dims",
                     f"{self.describe()}: the data {data.shape} has a {what} of zero",
                     port=self.input_port(0),
+                    hint="the batch and channel dims must be at least 1",
                 )
                 return None
         sizes = dims[2:]
@@ -359,6 +361,27 @@ class PoolingFamily(Op):
         padded = pad_array(data, begin, extended, fill)
         view = window_view(padded, out_sizes, self.kernel, self.strides, dilations)
         return view, begin, end, extended
+
+
+def _value_problem(kernel, strides, dilations, pads_begin, pads_end):
+    """``(message, hint)`` for the first window attribute OpenVINO refuses (a kernel value
+    below 1, a stride or dilation below 1, a negative pad), or ``None``."""
+    for name, values, least in (
+        ("kernel", kernel, 1),
+        ("strides", strides, 1),
+        ("dilations", dilations, 1),
+        ("pads_begin", pads_begin, 0),
+        ("pads_end", pads_end, 0),
+    ):
+        bad = [v for v in values if v < least]
+        if bad:
+            listed = ",".join(map(str, values))
+            what = "a value below 1" if least == 1 else "a negative value"
+            return (
+                f"{name} {listed} has {what} ({bad[0]}); OpenVINO refuses it",
+                f"make every {name} value at least {least}",
+            )
+    return None
 
 
 def pooling_attributes(*, rounding=("floor", "ceil"), dilations_since=None, extra=()):

@@ -105,7 +105,7 @@ class MVN1(Op):
     def evaluate(self, inputs):
         """:func:`mvn` with eps inside the square root."""
         data = inputs[0]
-        axes = reduction_axes(np.array(self.axes_for(data.ndim), np.int64), data.ndim)
+        axes = reduction_axes(np.array(self.axes_for(data.ndim), np.int64), data.ndim, self)
         return [mvn(data, axes, self.normalize_variance, self.eps)]
 
 
@@ -160,6 +160,6 @@ class MVN6(Op):
     def evaluate(self, inputs):
         """:func:`mvn` over the axes input."""
         data, axes = inputs
-        normalised = reduction_axes(axes, data.ndim)
+        normalised = reduction_axes(axes, data.ndim, self)
         inside = self.eps_mode == "inside_sqrt"
         return [mvn(data, normalised, self.normalize_variance, np.float32(self.eps), inside)]

@@ -27,7 +27,12 @@ class ReduceMean(Reduction):
         count = data.size // max(total.size, 1) if total.size else 1
         if data.dtype.kind in "iu":
             if count == 0:
-                raise ZeroDivisionError(f"{self.label}: integer mean of an empty reduction")
+                raise ZeroDivisionError(
+                    f"{self.describe()}: integer mean of an empty reduction: data "
+                    f"{list(data.shape)} reduced over axes {list(axes)} has 0 elements per "
+                    f"output, and {data.dtype} has no NaN for 0 / 0; reduce over axes of "
+                    "non-zero size, or Convert the data to a float type first"
+                )
             quotient = np.abs(total) // count if data.dtype.kind == "i" else total // count
             return np.where(total < 0, -quotient, quotient) if data.dtype.kind == "i" else quotient
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -139,6 +139,9 @@ class Slice(Op):
         index = [slice(None)] * data.ndim
         for i, axis in enumerate(axes):
             if step[i] == 0:
-                raise ValueError(f"step {i} is 0")
+                raise ValueError(
+                    f"{self.describe()}: step at position {i} (for axis {axis}) is 0 in {step}; "
+                    "use a non-zero step (negative to walk backwards)"
+                )
             index[axis] = python_slice(data.shape[axis], start[i], stop[i], step[i])
         return [data[tuple(index)]]

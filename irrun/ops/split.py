@@ -44,7 +44,7 @@ class Split(Op):
         if not self.incomplete and self.num_splits <= 0:
             self.context.error(
                 "attribute-value",
-                f"{self.describe()}: num_splits {self.num_splits} must be greater than zero",
+                f"{self.describe()}: num_splits is {self.num_splits}; it must be at least 1",
                 hint="set num_splits to the number of outputs",
                 line=self.layer.data_line,
             )
@@ -54,6 +54,8 @@ class Split(Op):
         """Every output: the data shape with the axis dimension divided by ``num_splits``."""
         data, axis_info = inputs
         n = self.num_splits
+        if n <= 0:  # reported by setup
+            return None
         if not check_integer_input(self, axis_info, 1, "axis"):
             return None
         if axis_info.shape.rank_is_static and axis_info.shape.rank != 0:

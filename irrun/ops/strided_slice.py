@@ -244,21 +244,27 @@ class StridedSlice(Op):
                 index.append(None)
             elif position >= rank:
                 raise ValueError(
-                    f"position {axis} of the slice spec points past the data's rank {rank}"
+                    f"{self.describe()}: position {axis} of the slice spec points past the "
+                    f"data's rank {rank} (data {list(shape)}); give at most {rank} positions "
+                    "that are not new_axis or ellipsis"
                 )
             elif axis in self.shrink_bits:
                 size, value = shape[position], begin[axis]
                 if not -size <= value < size:
                     raise ValueError(
-                        f"shrink position {axis} takes element {value} of a dimension of "
-                        f"size {size}"
+                        f"{self.describe()}: shrink position {axis} takes element {value} of a "
+                        f"dimension of size {size}, outside [{-size}, {size - 1}]; give a begin "
+                        "inside the dimension"
                     )
                 index.append(value + size if value < 0 else value)
                 position += 1
             else:
                 stride = strides[axis] if axis < len(strides) else 1
                 if stride == 0:
-                    raise ValueError(f"stride {axis} is 0")
+                    raise ValueError(
+                        f"{self.describe()}: the stride at position {axis} is 0 in {strides}; "
+                        "use a non-zero stride (negative to walk backwards)"
+                    )
                 start = None if axis in self.begin_bits else begin[axis]
                 stop = None if axis in self.end_bits else end[axis]
                 index.append(python_slice(shape[position], start, stop, stride))

@@ -128,8 +128,14 @@ class VariadicSplit(Op):
         data, axis, lengths = inputs
         axis = signed_values(axis)[0]
         lengths = signed_values(lengths)
+        given = list(lengths)
         if -1 in lengths:
             lengths[lengths.index(-1)] = data.shape[axis] - sum(v for v in lengths if v != -1)
         if sum(lengths) != data.shape[axis] or min(lengths, default=0) < 0:
-            raise ValueError(f"split_lengths {lengths} do not add up to {data.shape[axis]}")
+            total = " + ".join(map(str, lengths)) or "0"
+            raise ValueError(
+                f"{self.describe()}: split_lengths {given} do not split axis {axis} of data "
+                f"{list(data.shape)}: {total} = {sum(lengths)}, not {data.shape[axis]}; make "
+                "the lengths (at most one -1) add up to the axis size"
+            )
         return np.split(data, np.cumsum(lengths)[:-1].tolist(), axis=axis)

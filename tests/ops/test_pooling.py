@@ -381,3 +381,31 @@ def test_avg_pool_misspelt_attribute_is_warned():
     warning = next(d for d in report if d.code == "unknown-attribute")
     assert warning.hint == "did you mean exclude-pad?"
     assert any(d.code == "missing-attribute" for d in report)
+
+
+@pytest.mark.parametrize(
+    "name, good, bad, fragment",
+    [
+        ("kernel", [1, 3], [0, 3], "kernel 0,3 has a value below 1 (0)"),
+        ("strides", [1, 1], [0, 1], "strides 0,1 has a value below 1 (0)"),
+        ("dilations", [1, 1], [1, 0], "dilations 1,0 has a value below 1 (0)"),
+        ("pads_begin", [0, 1], [0, -1], "pads_begin 0,-1 has a negative value (-1)"),
+        ("pads_end", [1, 0], [-1, 0], "pads_end -1,0 has a negative value (-1)"),
+    ],
+)
+@pytest.mark.parametrize("op", ["MaxPool-8", "AvgPool-16"])
+def test_window_values_openvino_refuses_are_reported_with_the_values(op, name, good, bad,
+                                                                     fragment):  # fmt: skip
+    def build(values, x):
+        case = dict(_case(kernel=[1, 3]), **{name: values})
+        return _max_pool(8, case, x) if op == "MaxPool-8" else _avg_pool(16, case, x)
+
+    check_rejected(lambda: build(bad, parameter([1, 1, 4, 4])))
+    model = model_of(build(good, parameter([1, 1, 4, 4], name="x")))
+    written = ", ".join(map(str, good))
+    report, _ = _edited_report(
+        model, lambda t: t.replace(f'{name}="{written}"', f'{name}="{",".join(map(str, bad))}"')
+    )
+    errors = [d for d in report if d.severity == "error"]
+    assert [d.code for d in errors] == ["attribute-value"], report.to_text()
+    assert fragment in errors[0].message and "OpenVINO refuses it" in errors[0].message
