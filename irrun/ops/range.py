@@ -11,7 +11,10 @@ truncates to 0 for an integer output (0.5 → i64) is undefined in OpenVINO (its
 of infinity); irrun gives no elements.
 
 Kernel (the reference ``range.hpp``, checked with ``Model.evaluate``): integer output
-``start + i * step`` (start and step truncated) with wrap-around; float output
+``start + i * step`` (start and step truncated) with wrap-around, start and step read
+through double as OpenVINO 2026.4's reference reads them (``Model.evaluate``: i64 start
+2**53 + 1 gives 2**53 as its first element; the count is computed in double too), so irrun
+gives what OpenVINO gives beyond 2**53 rather than the exact sums; float output
 ``start + i * step`` computed in f32 (f64 for f64) and rounded once to the output type (f16,
 bf16 with OpenVINO's own bf16 rounding, f8: Convert's rules). **CPU plugin deviations**: with a
 start that is not constant, (0, 10, -1) gives ten elements ``[0, -1, ..., -9]`` where the

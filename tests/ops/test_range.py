@@ -139,3 +139,29 @@ def test_range4_unknown_attribute_is_warned():
     net = _net("opset4", {"output_type": "i64", "output_typ": "i32"}, (0, 5, 1))
     warnings = [d for d in _validate(net) if d.code == "unknown-attribute"]
     assert len(warnings) == 1 and "did you mean output_type?" in warnings[0].hint
+
+
+@pytest.mark.parametrize(
+    "start, stop, step, dtype, output_type, first",
+    [
+        (2**53 + 1, 2**53 + 3, 1, np.int64, "i64", 2**53),
+        (2**62 + 7, 2**62 + 7 + 3 * 2**40, 2**40 + 1, np.int64, "i64", 2**62),
+        (2**63 + 11, 2**63 + 20, 3, np.uint64, "u64", None),
+    ],
+)
+def test_range_beyond_2_to_53_reads_through_double_as_openvino(start, stop, step, dtype,
+                                                               output_type, first):  # fmt: skip
+    """OpenVINO's reference reads start, stop and step as double, for the count and for the
+    values (not the exact integers): irrun gives the same elements."""
+    node = range4(constant(dtype(start)), constant(dtype(stop)), constant(dtype(step)),
+                  output_type)  # fmt: skip
+    model = model_of(node)
+    check_shapes(node)
+    (actual,) = run_irrun(model, {})
+    reference = _reference(model, {})
+    assert actual.dtype == reference.dtype
+    np.testing.assert_array_equal(actual, reference)
+    if first is None:  # 2**63 + 11 and 2**63 + 20 are one double: no elements
+        assert actual.size == 0
+    else:
+        assert int(actual[0]) == first and int(actual[1]) - int(actual[0]) == step
