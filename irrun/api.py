@@ -54,6 +54,7 @@ def validate(model):
     :func:`irrun.validation.validate`); afterwards ports carry ``inferred_shape``."""
     from irrun.validation import validate
 
+    model.check_weights()
     return validate(model)
 
 

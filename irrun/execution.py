@@ -105,6 +105,8 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
         The model has layers irrun has no kernel for (all listed).
     InputValueError
         Inputs missing, unknown, or of the wrong shape or dtype.
+    WeightsError
+        The weights file was truncated or rewritten since the model was loaded.
     ExecutionError
         An op failed (e.g. an out-of-range index where the op leaves it undefined).
     """
@@ -143,6 +145,7 @@ def steps(model, inputs, *, stop_after=None) -> Iterator[Step]:
     """
     from irrun.validation import validate
 
+    model.check_weights()
     report = validate(model)
     if not report.ok:
         listing = "\n".join(f"  {d}" for d in report.errors[:20])
@@ -194,6 +197,9 @@ def steps(model, inputs, *, stop_after=None) -> Iterator[Step]:
         yield Step(layer, arguments, list(outputs), elapsed)
         if stop_layer is layer:
             return
+        # The caller ran between two steps: the weights that Const views read must still be
+        # the ones loaded (a truncated file would kill the process with SIGBUS).
+        model.check_weights()
 
 
 def _evaluate(model, layer, op, arguments):

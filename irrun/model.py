@@ -484,6 +484,7 @@ class Model(Graph):
         """
         if not isinstance(layer, Layer):
             layer = self.layer(layer)
+        self.check_weights()
         cached = self._constants.get(id(layer))
         if cached is not None:
             return cached
@@ -496,6 +497,7 @@ class Model(Graph):
 
         Reads no weights except string headers; nothing is allocated.
         """
+        self.check_weights()
         problems = []
         for layer in self.all_layers():
             if layer.type == "Const":
@@ -503,6 +505,14 @@ class Model(Graph):
                 if problem:
                     problems.append((layer, problem))
         return problems
+
+    def check_weights(self) -> None:
+        """Raise :class:`~irrun.errors.WeightsError` if the weights file was truncated or
+        rewritten since the model was loaded (see :meth:`irrun.ir.weights.Weights.check`);
+        validation, runs and :meth:`constant` call it first."""
+        check = getattr(self.weights, "check", None)
+        if check is not None:
+            check()
 
     def _require_const_reader(self, layer):
         if self.const_reader is None:

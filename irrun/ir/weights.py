@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import mmap
 import os
+import stat
 import sys
+import weakref
 
 import numpy as np
 
@@ -34,26 +36,68 @@ _INT32_MAX = 2**31 - 1
 class Weights:
     """A read-only memory mapping of a ``.bin`` file.
 
+    The file is kept open for as long as the mapping lives, and its identity (device, inode,
+    size, modification time) is recorded when it is mapped: :meth:`check` compares it again
+    through the open descriptor, so a file truncated or rewritten in place under a loaded
+    model is an error instead of a crash (SIGBUS) or a silent mix of old and new weights.
+    A file *replaced* (a new file renamed over the path) does not change the mapping: the
+    model keeps computing with the weights it loaded.
+
     Parameters
     ----------
     path : str
         The weights file. It must be a regular file (see :mod:`irrun.ir.files`).
     """
 
+    _identity = None  # (st_dev, st_ino, st_size, st_mtime_ns) when mapped; None for bytes
+
     def __init__(self, path: str):
         self.path = path
         self.size = regular_file_size(path, "weights")
-        if self.size == 0:
-            self._buffer = b""
-            return
         # O_NONBLOCK: a path swapped for a FIFO after the check must not block the open.
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         try:
-            self._buffer = mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ)
+            descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError as exc:
+            raise WeightsError(
+                f"cannot open weights file {path!r}: {exc.strerror}", file=path
+            ) from None
+        try:
+            info = os.fstat(descriptor)
+            if not stat.S_ISREG(info.st_mode):
+                raise WeightsError(f"weights file {path!r} is not a regular file", file=path)
+            # What was opened is what is mapped and checked (the path may have changed since
+            # regular_file_size looked at it).
+            self.size = info.st_size
+            self._buffer = mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ) if self.size else b""
         except (OSError, ValueError) as exc:
-            raise WeightsError(f"cannot map weights file {path!r}: {exc}", file=path) from None
-        finally:
             os.close(descriptor)
+            raise WeightsError(f"cannot map weights file {path!r}: {exc}", file=path) from None
+        except BaseException:
+            os.close(descriptor)
+            raise
+        self._descriptor = descriptor
+        self._identity = _identity(info)
+        self._closer = weakref.finalize(self, os.close, descriptor)
+
+    def check(self) -> None:
+        """Raise :class:`~irrun.errors.WeightsError` if the file changed since it was mapped.
+
+        One ``fstat`` of the open file (about a microsecond). Called before every validation,
+        run and Const read: reading a mapping whose file was truncated kills the process with
+        SIGBUS, and a file rewritten in place would give the new bytes to the old model.
+        """
+        if self._identity is None:
+            return
+        try:
+            now = _identity(os.fstat(self._descriptor))
+        except OSError as exc:  # pragma: no cover - the descriptor is ours and open
+            now = exc.strerror
+        if now != self._identity:
+            raise WeightsError(
+                f"the weights file {self.path!r} changed since the model was loaded "
+                f"({_change(self._identity, now)}); load the model again",
+                file=self.path,
+            )
 
     @classmethod
     def from_bytes(cls, data: bytes, name: str = "<bytes>") -> Weights:
@@ -83,6 +127,19 @@ class Weights:
 
     def __repr__(self) -> str:
         return f"Weights({os.path.basename(self.path)!r}, {self.size} bytes)"
+
+
+def _identity(info) -> tuple[int, int, int, int]:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+
+
+def _change(before: tuple, now) -> str:
+    """What differs between two identities, in words."""
+    if not isinstance(now, tuple):
+        return f"it cannot be examined: {now}"
+    if now[2] != before[2]:
+        return f"it was {before[2]} bytes long and is now {now[2]}"
+    return "it was rewritten"
 
 
 def const_layout_problem(
