@@ -242,31 +242,83 @@ class FloatUnaryOp(UnaryOp):
 
 
 # -- erf, vectorised (numpy has none) -------------------------------------------------------
+# W. J. Cody's rational Chebyshev approximations (Math. Comp. 23, 1969; the CALERF routine of
+# SPECFUN): erf on |x| <= 0.5, erfc on 0.5 < |x| <= 4 and beyond; about 1e-16 relative in
+# float64.
+_ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
+          3.20937758913846947e03, 1.85777706184603153e-1)  # fmt: skip
+_ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+          2.84423683343917062e03)  # fmt: skip
+_ERFC_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
+           2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
+           2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8)  # fmt: skip
+_ERFC_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+           1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+           3.43936767414372164e03, 1.23033935480374942e03)  # fmt: skip
+_ERFC_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
+           1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2)  # fmt: skip
+_ERFC_Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
+           6.05183413124413191e-2, 2.33520497626869185e-3)  # fmt: skip
+_INV_SQRT_PI = 5.6418958354775628695e-1
+
+
+def _erf_small(x):
+    """erf(x) for |x| <= 0.46875."""
+    z = x * x
+    num, den = _ERF_A[4] * z, z
+    for i in range(3):
+        num, den = (num + _ERF_A[i]) * z, (den + _ERF_B[i]) * z
+    return x * (num + _ERF_A[3]) / (den + _ERF_B[3])
+
+
+def _scaled(y, ratio):
+    """``exp(-y²) * ratio``. (Cody splits y² to keep erfc's relative precision for large y;
+    erf = 1 - erfc only needs it absolutely, which one exponential gives: its relative error
+    of about y² * 1e-16 is scaled by erfc(y) < 0.51.)"""
+    return np.exp(-y * y) * ratio
+
+
+def _erfc_middle(y):
+    """erfc(y) for 0.46875 < y <= 4."""
+    num, den = _ERFC_C[8] * y, y
+    for i in range(7):
+        num, den = (num + _ERFC_C[i]) * y, (den + _ERFC_D[i]) * y
+    return _scaled(y, (num + _ERFC_C[7]) / (den + _ERFC_D[7]))
+
+
+def _erfc_large(y):
+    """erfc(y) for y > 4 (0 beyond 26.6, where it underflows)."""
+    z = 1.0 / (y * y)
+    num, den = _ERFC_P[5] * z, z
+    for i in range(4):
+        num, den = (num + _ERFC_P[i]) * z, (den + _ERFC_Q[i]) * z
+    ratio = z * (num + _ERFC_P[4]) / (den + _ERFC_Q[4])
+    with np.errstate(under="ignore"):
+        return _scaled(y, (_INV_SQRT_PI - ratio) / y)
+
+
 def erf(x):
-    """The error function in float64, to about 1e-15: ``exp(-x²)``-weighted series below
-    ``|x| = 3``, the continued fraction of ``erfc`` above.
+    """The error function in float64 (W. J. Cody's rational approximations; each range
+    computed on its elements only): within 1e-15 of ``math.erf`` (absolute).
 
     >>> import math
     >>> xs = np.linspace(-7, 7, 2001)
-    >>> float(np.max(np.abs(erf(xs) - np.array([math.erf(v) for v in xs])))) < 4e-15
+    >>> float(np.max(np.abs(erf(xs) - np.array([math.erf(v) for v in xs])))) <= 1e-15
     True
     """
     x = np.asarray(x, dtype=np.float64)
-    a = np.abs(x)
-    small = np.minimum(a, 3.0)
-    term = small.copy()
-    total = small.copy()
-    for n in range(1, 90):  # sum 2^n x^(2n+1) / (1*3*...*(2n+1)): all terms positive
-        term = term * (2.0 * small * small) / (2 * n + 1)
-        total = total + term
-    series = 2.0 / np.sqrt(np.pi) * np.exp(-small * small) * total
-    big = np.maximum(a, 3.0)
-    fraction = big.copy()
-    for k in range(60, 0, -1):  # erfc(x) = exp(-x²)/√π / (x + (1/2)/(x + 1/(x + (3/2)/(x ...
-        fraction = big + (k / 2.0) / fraction
-    tail = 1.0 - np.exp(-big * big) / np.sqrt(np.pi) / fraction
-    result = np.where(a < 3.0, series, tail)
-    return np.where(np.isnan(x), np.nan, np.copysign(result, x))
+    y = np.abs(x)
+    result = np.empty_like(x)
+    small = y <= 0.46875
+    middle = (y > 0.46875) & (y <= 4.0)
+    large = y > 4.0  # (NaN is in no range: it is set below)
+    result[small] = _erf_small(x[small])
+    result[middle] = 1.0 - _erfc_middle(y[middle])
+    big = y[large]
+    result[large] = 1.0 - _erfc_large(np.minimum(big, 27.0))
+    np.copysign(result, x, out=result, where=~small)
+    result[np.isnan(x)] = np.nan
+    return result
 
 
 # -- Dim arithmetic for partial values -------------------------------------------------------
