@@ -74,6 +74,44 @@ def handle_errors(command):
     return wrapper
 
 
+def refuse_overwrites(outputs, inputs) -> None:
+    """Refuse (exit 2) an output that is empty, is one of the files read, or is another output.
+
+    ``outputs`` and ``inputs`` are ``(role, path)`` pairs (``("--output", "out.npz")``,
+    ``("the model", "m.xml")``; a ``None`` path is skipped). Paths are compared after
+    resolving symbolic links, and as files when both exist (hard links), so nothing the
+    command reads is replaced and no output silently overwrites another.
+    """
+    from irrun.errors import InputFileError
+
+    seen = [(role, path) for role, path in inputs if path is not None]
+    for role, path in outputs:
+        if path is None:
+            continue
+        if not str(path).strip():
+            raise InputFileError(f"{role} is empty; give the name of the file to write")
+        for other_role, other in seen:
+            if _same_file(path, other):
+                harm = (
+                    "one would overwrite the other: give each its own file"
+                    if other_role.startswith("-")
+                    else "writing it would destroy that file: choose another name"
+                )
+                raise InputFileError(
+                    f"{role} {str(path)!r} is {other_role} ({str(other)!r}); {harm}"
+                )
+        seen.append((role, path))
+
+
+def _same_file(first, second) -> bool:
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
 def load_models(model: str, weights: str | None):
     """Load MODEL (every snippet of a fragment file) the way all subcommands do."""
     from irrun.api import load_all

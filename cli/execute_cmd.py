@@ -12,6 +12,7 @@ from irrun.cli.common import (
     inputs_option,
     load_models,
     model_argument,
+    refuse_overwrites,
     weights_option,
 )
 
@@ -57,7 +58,13 @@ def execute_command(model, weights, inputs_path, output_path, trace, dump, stop_
     from irrun.api import run
     from irrun.arrays import save_npz
 
+    written = [("--output", output_path), ("--dump", dump)]
+    read = [("the model", model), ("the weights file", weights), ("the inputs file", inputs_path)]
+    refuse_overwrites(written, read)
     models = load_models(model, weights)
+    loaded = models[0].weights
+    if loaded is not None and loaded.path != "<bytes>":  # the .bin found beside the model
+        refuse_overwrites(written, [("the weights file", loaded.path)])
     if len(models) > 1:
         from irrun.errors import FragmentError
 
@@ -80,16 +87,16 @@ def execute_command(model, weights, inputs_path, output_path, trace, dump, stop_
     results = run(
         models[0],
         inputs_path,
-        capture=bool(dump),
+        capture=dump is not None,
         stop_after=stop_after,
         on_step=print_step if trace else None,
     )
     outputs = {o.name: results[o.name] for o in models[0].outputs if o.name in results}
     if stop_after is not None or not outputs:
         outputs = results
-    if dump:
+    if dump is not None:
         save_npz(dump, results)
-    if output_path:
+    if output_path is not None:
         save_npz(output_path, outputs)
         click.echo(f"wrote {len(outputs)} output(s) to {output_path}")
         sys.exit(EXIT_OK)

@@ -11,11 +11,14 @@ from irrun.cli.common import (
     handle_errors,
     load_models,
     model_argument,
+    refuse_overwrites,
     weights_option,
 )
 
 
 def _picture_path(context, parameter, value):
+    if value is not None and not value.strip():
+        raise click.BadParameter("the path is empty; give the name of the picture to write")
     if value is not None and _format_of(value) is None:
         raise click.BadParameter(
             f"{value!r}: the extension gives the format; name the file .svg, .png or .dot"
@@ -92,7 +95,12 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     from irrun.api import validate as validate_model
     from irrun.render.draw import choose_engine, draw
 
+    read = [("the model", model), ("the weights file", weights)]
+    refuse_overwrites([("-o", output_path)], read)
     models = load_models(model, weights)
+    loaded = models[0].weights
+    if loaded is not None and loaded.path != "<bytes>":
+        refuse_overwrites([("-o", output_path)], [("the weights file", loaded.path)])
     if snippet is None and len(models) > 1:
         _fail(f"{model} holds {len(models)} separate snippets; choose one with --snippet N")
     if snippet is not None and snippet > len(models):

@@ -99,7 +99,9 @@ def write_output_file(path, content) -> None:
     try:
         handle, temporary = tempfile.mkstemp(prefix=".irrun-", dir=folder)
     except OSError as exc:
-        raise InputFileError(f"cannot write in {folder!r}: {exc.strerror}", file=path) from None
+        raise InputFileError(
+            f"cannot write {path!r}: {_why_not_writable(folder, exc)}", file=path
+        ) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             if callable(content):
@@ -113,3 +115,43 @@ def write_output_file(path, content) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+#: File systems whose folders are views of the kernel's state, not places for files.
+_KERNEL_FILE_SYSTEMS = {"proc", "sysfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs",
+                        "securityfs", "pstore", "bpf", "configfs", "efivarfs", "fusectl",
+                        "binfmt_misc", "mqueue", "hugetlbfs"}  # fmt: skip
+
+
+def _why_not_writable(folder: str, exc: OSError) -> str:
+    """Why no file can be created in ``folder`` (which exists), in words."""
+    kind = _file_system_of(folder)
+    if kind in _KERNEL_FILE_SYSTEMS:
+        return (
+            f"folder {folder!r} is not a regular folder but part of the kernel's {kind} file "
+            "system, where no file can be created; write somewhere else"
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"folder {folder!r} is not writable (permission denied)"
+    if exc.errno == errno.EROFS:
+        return f"folder {folder!r} is on a read-only file system"
+    if exc.errno == errno.ENOENT:  # it exists, yet refuses new entries
+        return f"folder {folder!r} is not a regular folder: no file can be created in it"
+    return f"no file can be created in folder {folder!r}: {exc.strerror}"
+
+
+def _file_system_of(folder: str) -> str | None:
+    """The type of the file system holding ``folder`` (Linux: from /proc/self/mounts)."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
+            entries = [line.split()[1:3] for line in mounts if len(line.split()) > 2]
+    except OSError:
+        return None
+    resolved = os.path.realpath(folder)
+    best, kind = "", None
+    for mount_point, file_system in entries:
+        mount_point = mount_point.replace("\\040", " ")
+        inside = resolved == mount_point or resolved.startswith(mount_point.rstrip("/") + "/")
+        if inside and len(mount_point) >= len(best):
+            best, kind = mount_point, file_system
+    return kind

@@ -190,3 +190,176 @@ def test_stop_after_a_real_layer_works(tiny, invoke, expect):
         0,
         "picked",
     )
+
+
+# -- outputs that would destroy what the command reads, or each other ---------------------------
+def _fingerprints(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize("option", ["--output", "--dump"])
+@pytest.mark.parametrize("victim", ["tiny.xml", "tiny.bin", INPUTS])
+def test_output_that_is_a_file_the_command_reads_exits_2_and_keeps_it(
+    tmp_path, tiny, option, victim, invoke, expect
+):
+    before = _fingerprints(tmp_path)
+    role = {"tiny.xml": "the model", "tiny.bin": "the weights file", INPUTS: "the inputs file"}
+    expect(
+        invoke("execute", tiny, "--inputs", tiny.with_name(INPUTS), option, tmp_path / victim),
+        2,
+        f"{option} '{tmp_path / victim}' is {role[victim]}",
+        "would destroy that file",
+    )
+    assert _fingerprints(tmp_path) == before
+
+
+@pytest.mark.parametrize("link", ["symlink", "hard link", "folder symlink", "relative"])
+def test_output_reaching_the_model_through_a_link_exits_2(
+    tmp_path, tiny, link, monkeypatch, invoke, expect
+):
+    if link == "symlink":
+        target = tmp_path / "alias.xml"
+        target.symlink_to(tiny)
+    elif link == "hard link":
+        target = tmp_path / "alias.xml"
+        os.link(tiny, target)
+    elif link == "folder symlink":
+        (tmp_path / "same").symlink_to(tmp_path, target_is_directory=True)
+        target = tmp_path / "same" / "tiny.bin"
+    else:
+        (tmp_path / "sub").mkdir()
+        monkeypatch.chdir(tmp_path / "sub")
+        target = "../tiny_inputs.npz"
+    before = _fingerprints(tmp_path)
+    expect(
+        invoke("execute", tiny, "--inputs", tiny.with_name(INPUTS), "--output", target),
+        2,
+        "would destroy that file",
+    )
+    assert _fingerprints(tmp_path) == before
+
+
+def test_explicit_weights_file_is_protected_too(tmp_path, tiny, invoke, expect):
+    weights = tmp_path / "other.npz"
+    weights.write_bytes(tiny.with_suffix(".bin").read_bytes())
+    expect(
+        invoke(
+            "execute",
+            tiny,
+            "--weights",
+            weights,
+            "--inputs",
+            tiny.with_name(INPUTS),
+            "--dump",
+            weights,
+        ),  # fmt: skip
+        2,
+        "is the weights file",
+    )
+    assert weights.read_bytes() == tiny.with_suffix(".bin").read_bytes()
+
+
+def test_output_and_dump_to_one_file_exits_2_and_writes_nothing(tmp_path, tiny, invoke, expect):
+    before = listing(tmp_path)
+    target = tmp_path / "x.npz"
+    expect(
+        invoke(
+            "execute",
+            tiny,
+            "--inputs",
+            tiny.with_name(INPUTS),
+            "--output",
+            target,
+            "--dump",
+            tmp_path / "." / "x.npz",
+        ),  # fmt: skip
+        2,
+        "--dump",
+        "is --output",
+        "one would overwrite the other",
+    )
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("option", ["--output", "--dump"])
+@pytest.mark.parametrize("value", ["", " "])
+def test_empty_output_path_exits_2(tmp_path, tiny, option, value, monkeypatch, invoke, expect):
+    monkeypatch.chdir(tmp_path)
+    before = listing(tmp_path)
+    expect(
+        invoke("execute", tiny, "--inputs", tiny.with_name(INPUTS), option, value),
+        2,
+        f"{option} is empty",
+    )
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("victim", ["model", "weights"])
+def test_graph_output_that_is_the_model_or_its_weights_exits_2(
+    tmp_path, tiny, victim, invoke, expect
+):
+    # The picture's extension must name a format, so the victims are named that way.
+    model = tmp_path / "m.dot" if victim == "model" else tiny
+    if victim == "model":
+        model.write_bytes(tiny.read_bytes())
+    weights = tmp_path / "w.svg"
+    weights.write_bytes(tiny.with_suffix(".bin").read_bytes())
+    target = model if victim == "model" else weights
+    before = _fingerprints(tmp_path)
+    expect(
+        invoke("graph", model, "--weights", weights, "-o", target),
+        2,
+        f"-o '{target}' is the {'model' if victim == 'model' else 'weights file'}",
+    )
+    assert _fingerprints(tmp_path) == before
+
+
+def test_graph_output_reaching_the_bin_beside_the_model_through_a_link_exits_2(
+    tmp_path, tiny, invoke, expect
+):
+    (tmp_path / "picture.png").symlink_to(tiny.with_suffix(".bin"))
+    before = _fingerprints(tmp_path)
+    expect(invoke("graph", tiny, "-o", tmp_path / "picture.png"), 2, "is the weights file")
+    assert _fingerprints(tmp_path) == before
+
+
+def test_graph_output_empty_exits_2(tiny, invoke, expect):
+    expect(invoke("graph", tiny, "-o", ""), 2, "the path is empty")
+
+
+# -- why a place cannot be written ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    "target, kind",
+    [("/proc/out.npz", "proc"), ("/proc/self/out.npz", "proc"), ("/sys/out.npz", "sysfs")],
+)
+def test_output_in_a_kernel_file_system_says_it_is_not_a_regular_folder(
+    tiny, target, kind, invoke, expect
+):
+    text = expect(
+        invoke("execute", tiny, "--inputs", tiny.with_name(INPUTS), "--output", target), 2
+    )
+    assert "No such file or directory" not in text
+    assert f"is not a regular folder but part of the kernel's {kind} file system" in text
+
+
+@pytest.mark.parametrize(
+    "error, says",
+    [
+        (PermissionError(13, "Permission denied"), "is not writable (permission denied)"),
+        (OSError(30, "Read-only file system"), "is on a read-only file system"),
+    ],
+)
+def test_output_in_a_folder_that_refuses_files_says_why(
+    tmp_path, tiny, error, says, monkeypatch, invoke, expect
+):
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    expect(
+        invoke("execute", tiny, "--inputs", tiny.with_name(INPUTS), "--output", tmp_path / "o.npz"),
+        2,
+        f"folder '{tmp_path}' {says}",
+    )
