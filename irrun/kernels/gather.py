@@ -136,7 +136,10 @@ def _gather_unbatched(data, indices, axis, out_of_range) -> np.ndarray:
     )
     # np.take copies whole inner blocks per index; "wrap" wraps negatives for free and skips
     # the temporary of "raise" (~1.7x slower with out=; bench/bench_kernels.py).
-    out = np.asarray(np.take(data, values, axis=axis, mode="wrap"))  # 0-d stays an array
+    out = np.take(data, values, axis=axis, mode="wrap")
+    # A 0-d result comes back as a scalar: a Python str for StringDType data, which asarray
+    # alone would turn into a fixed-width '<U' array. Keep the data's dtype.
+    out = np.asarray(out, dtype=data.dtype)
     if invalid is not None:
         outer, inner = product(data.shape[:axis]), product(data.shape[axis + 1 :])
         fill_zero(out.reshape(outer, indices.size, inner), (slice(None), invalid.ravel()), data)

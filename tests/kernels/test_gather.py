@@ -492,3 +492,22 @@ def test_docstring_examples_run():
     # The package attribute `gather` is the function, so fetch the module by its name.
     module = importlib.import_module("irrun.kernels.gather")
     assert doctest.testmod(module).failed == 0
+
+
+STRINGS = np.dtypes.StringDType()
+
+
+@pytest.mark.parametrize(
+    "index, expected",
+    [(np.int64(1), "c"), (np.array(1), "c"), (np.array(-2), "ab"), (np.array(5), "")],
+)
+def test_a_0d_index_over_strings_gives_a_0d_string_array(index, expected):
+    # np.take hands a 0-d result back as a Python str; it must stay StringDType, not '<U'.
+    out = gather(np.array(["ab", "c"], dtype=STRINGS), index, axis=0)
+    assert out.dtype == STRINGS and out.shape == () and out[()] == expected
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.int8, np.bool_, ml_dtypes.bfloat16])
+def test_a_0d_index_keeps_every_dtype(dtype):
+    out = gather(np.arange(3).astype(dtype), np.array(2), axis=0)
+    assert out.dtype == np.dtype(dtype) and out.shape == ()
