@@ -7,6 +7,7 @@ import sys
 
 import click
 from irrun.cli.common import (
+    EXIT_INTERNAL,
     EXIT_UNUSABLE,
     handle_errors,
     load_models,
@@ -90,7 +91,8 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
 
     Exits 0 when the picture is written, even if the model has problems (they
     are highlighted); 2 when the file cannot be read, the layer is unknown, the
-    picture cannot be written or no drawing engine is installed.
+    picture cannot be written or no drawing engine is installed; 3 when irrun
+    failed while checking a layer (a bug in irrun; the picture is still written).
     """
     from irrun.api import validate as validate_model
     from irrun.render.draw import choose_engine, draw
@@ -125,6 +127,10 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     problems = f"; {report.summary()}" if report is not None and len(report) else ""
     drawn = "" if picture_format == "dot" else f", drawn with {engine}"
     click.echo(f"wrote {output_path} ({shown}{drawn}{problems})")
+    internal = [d for d in report or () if d.code == "internal"]
+    if internal:
+        click.echo(f"irrun: error: {internal[0]} (a bug in irrun: please report it)", err=True)
+        sys.exit(EXIT_INTERNAL)
 
 
 def _format_of(path: str) -> str | None:

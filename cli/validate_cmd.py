@@ -7,6 +7,7 @@ import sys
 
 import click
 from irrun.cli.common import (
+    EXIT_INTERNAL,
     EXIT_OK,
     EXIT_PROBLEMS,
     format_option,
@@ -32,7 +33,8 @@ def validate_command(model, weights, output_format, werror):
     does not know are trusted (their declared dims are used) and counted.
 
     Exits 0 when there are no errors (warnings allowed unless --werror), 1 when
-    there are, 2 when the file cannot be read.
+    there are, 2 when the file cannot be read, 3 when irrun failed while checking
+    a layer (error[internal]: a bug in irrun).
     """
     from irrun.api import validate
 
@@ -47,5 +49,7 @@ def validate_command(model, weights, output_format, werror):
     else:
         color = sys.stdout.isatty()
         click.echo("\n".join(r.to_text(color=color) for r in reports), color=color)
+    if any(d.code == "internal" for r in reports for d in r.diagnostics):
+        sys.exit(EXIT_INTERNAL)  # irrun failed on a layer: a bug, whatever else was found
     failed = any(not r.ok or (werror and r.warnings) for r in reports)
     sys.exit(EXIT_PROBLEMS if failed else EXIT_OK)

@@ -5,8 +5,9 @@ Every error irrun raises on purpose derives from :class:`IRError`, so a caller
 location it is about when one is known: file, line, column, layer.
 
 The CLI maps :class:`UsageError`-like problems and unreadable input to exit
-code 2 and problems of the model itself (validation or execution) to exit 1;
-see :attr:`IRError.exit_code`.
+code 2, problems of the model itself (validation or execution) to exit 1 and
+bugs of irrun (:class:`InternalError`, or a report holding an ``internal``
+diagnostic) to exit 3; see :attr:`IRError.exit_code`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "ExecutionError",
     "IndexOutOfRangeError",
     "UnsupportedOpError",
+    "InternalError",
 ]
 
 
@@ -43,7 +45,8 @@ class IRError(Exception):
         A short description of the layer, e.g. ``"layer 3 'cat' (Concat)"``.
     """
 
-    #: Exit code the CLI uses for this error: 2 = unusable input, 1 = the model has problems.
+    #: Exit code the CLI uses for this error: 2 = unusable input, 1 = the model has problems,
+    #: 3 = a bug in irrun.
     exit_code = 2
 
     def __init__(self, message, *, file=None, line=None, column=None, layer=None):
@@ -100,13 +103,19 @@ class InputValueError(IRError):
 
 
 class ValidationFailed(IRError):
-    """The model has errors, so it cannot be executed; ``report`` lists them."""
+    """The model has errors, so it cannot be executed; ``report`` lists them.
+
+    ``exit_code`` is 3 when one of them is an ``internal`` diagnostic (irrun failed while
+    checking a layer: a bug in irrun, not a problem of the model), else 1.
+    """
 
     exit_code = 1
 
     def __init__(self, message, report, **where):
         super().__init__(message, **where)
         self.report = report
+        if any(d.code == "internal" for d in getattr(report, "diagnostics", ())):
+            self.exit_code = InternalError.exit_code
 
 
 class ExecutionError(IRError):
@@ -121,3 +130,10 @@ class IndexOutOfRangeError(ExecutionError):
 
 class UnsupportedOpError(ExecutionError):
     """The model holds ops irrun has no kernel for."""
+
+
+class InternalError(IRError):
+    """irrun itself went wrong (a kernel gave an array other than the one validation inferred):
+    a bug in irrun, not a problem of the model. The CLI exits 3."""
+
+    exit_code = 3

@@ -21,6 +21,7 @@ from irrun.arrays import load_npz, match_inputs
 from irrun.errors import (
     ExecutionError,
     InputValueError,
+    InternalError,
     IRError,
     UnsupportedOpError,
     ValidationFailed,
@@ -109,6 +110,9 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
         The weights file was truncated or rewritten since the model was loaded.
     ExecutionError
         An op failed (e.g. an out-of-range index where the op leaves it undefined).
+    InternalError
+        A kernel produced an array of another shape or type than validation inferred (a bug
+        in irrun).
     """
     results: dict[str, np.ndarray] = {}
     output_names = {id(o.port): o.name for o in model.outputs}
@@ -150,6 +154,8 @@ def steps(model, inputs, *, stop_after=None) -> Iterator[Step]:
     if not report.ok:
         listing = "\n".join(f"  {d}" for d in report.errors[:20])
         more = f"\n  ... and {len(report.errors) - 20} more" if len(report.errors) > 20 else ""
+        if any(d.code == "internal" for d in report.errors):
+            more += "\n(error[internal] is a bug in irrun: please report it with the model)"
         raise ValidationFailed(
             f"the model has {len(report.errors)} validation error(s); fix them before running:"
             f"\n{listing}{more}",
@@ -261,7 +267,7 @@ def _consumer_counts(model, order):
 def _check_output(model, layer, port, array) -> None:
     inferred = port.inferred_shape
     if inferred is not None and not inferred.compatible(Shape(array.shape)):
-        raise ExecutionError(
+        raise InternalError(
             f"{layer.describe()} output port {port.id} produced shape {list(array.shape)}, but "
             f"validation inferred {inferred} (a bug in irrun: please report it)",
             file=model.file,
@@ -269,7 +275,7 @@ def _check_output(model, layer, port, array) -> None:
         )
     etype = port.inferred_type
     if etype is not None and etype.name != "dynamic" and array.dtype != etype.numpy_dtype:
-        raise ExecutionError(
+        raise InternalError(
             f"{layer.describe()} output port {port.id} produced {array.dtype}, but validation "
             f"inferred {etype} (a bug in irrun: please report it)",
             file=model.file,
