@@ -155,9 +155,10 @@ def make_dim(dim: Dim, start: tuple[int, int], stop: tuple[int, int], step: int)
 
 
 def _dimension(lower: int, upper: int) -> Dim:
-    """OpenVINO's ``Dimension(lower, upper)`` (``upper`` -1: unbounded)."""
+    """OpenVINO's ``Dimension(lower, upper)`` (``upper`` -1 or ``INT64_MAX``, its interval's
+    infinity: unbounded)."""
     lower = max(lower, 0)
-    if upper == _INF:
+    if upper == _INF or upper >= INT64_MAX:
         return Dim(lower, None)
     if upper < lower:  # (does not happen for valid bounds; never claim a size then)
         return Dim.dynamic()

@@ -271,3 +271,14 @@ def test_shape_of_sliced_feeds_other_shape_ops():
     head = ops.slice(opset3.shape_of(x), constant([0]), constant([2]), constant([1]))
     y = parameter("[1,1]", name="y")
     check_shapes(opset3.broadcast(y, head), ops.tile(y, head))
+
+
+def test_an_upper_bound_of_int64_max_is_unbounded_as_in_openvino():
+    """OpenVINO's interval infinity is INT64_MAX: a reverse slice of a dynamic dimension to
+    INT64_MIN is ``?``, not ``..9223372036854775807`` (found by the generated cases)."""
+    import openvino.opset8 as opset8
+
+    node = opset8.slice(parameter("[?,0]", name="x"), constant(np.array([-1, 0])),
+                        constant(np.array([-(2**63), 0])), constant(np.array([-1, 1])))  # fmt: skip
+    assert str(node.get_output_partial_shape(0)) == "[?,0]"
+    check_shapes(node)

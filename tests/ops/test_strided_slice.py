@@ -303,3 +303,12 @@ def test_strided_slice_misspelt_mask_is_warned():
     (warning,) = list(report)
     assert warning.code == "unknown-attribute"
     assert warning.hint == "did you mean shrink_axis_mask?"
+
+
+def test_an_upper_bound_of_int64_max_is_unbounded_as_in_openvino():
+    """(A case the generated tests found: OpenVINO's interval infinity is INT64_MAX.)"""
+    node = ops.strided_slice(parameter("[0,?]", name="x"), constant(np.array([0, 0, 0, -1])),
+                             constant(np.array([0, 0, 0, 0])), constant(np.array([1, 1, 1, -1])),
+                             [1, 1, 1, 0], [1, 1, 1, 1], [0, 1, 1, 0])  # fmt: skip
+    assert str(node.get_output_partial_shape(0)) == "[0,1,1,?]"
+    check_shapes(node)
