@@ -225,10 +225,10 @@ def extreme(data: np.ndarray, axes: tuple, keep_dims: bool, largest: bool) -> np
     """ReduceMax (``largest``) or ReduceMin as OpenVINO's reference computes it: from the
     type's lowest (largest) value, skipping NaN (``std::max(out, x)`` keeps ``out`` when ``x``
     is NaN)."""
-    import ml_dtypes
-
     dtype = data.dtype
     if dtype.kind == "V":  # ml_dtypes types: run on a native type that holds them exactly
+        import ml_dtypes  # (only then: importing it takes long)
+
         wide = data.astype(np.float32 if "float" in dtype.name else np.int64)
         limits = ml_dtypes.finfo(dtype) if "float" in dtype.name else ml_dtypes.iinfo(dtype)
     else:

@@ -36,7 +36,10 @@ def _lowest(dtype) -> object:
         return np.iinfo(dtype).min
     if dtype.kind == "b":
         return False
-    import ml_dtypes  # its finfo also knows bfloat16 and the f8 types
+    if dtype.kind == "f":
+        return np.finfo(dtype).min
+    # bfloat16 and the f8 types: only ml_dtypes knows them (imported only then: it is slow)
+    import ml_dtypes
 
     return ml_dtypes.finfo(dtype).min
 
