@@ -115,14 +115,17 @@ def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
         in irrun).
     """
     results: dict[str, np.ndarray] = {}
-    output_names = {id(o.port): o.name for o in model.outputs}
+    # One tensor may feed several Results, each an output under its own name.
+    output_names: dict[int, list[str]] = {}
+    for model_output in model.outputs:
+        output_names.setdefault(id(model_output.port), []).append(model_output.name)
     last = None
     for step in steps(model, inputs, stop_after=stop_after):
         for port, array in zip(step.layer.outputs, step.outputs):
             if capture:
                 results[tensor_name(port)] = array
-            if id(port) in output_names:
-                results[output_names[id(port)]] = array
+            for name in output_names.get(id(port), ()):
+                results[name] = array
         if on_step is not None:
             on_step(step)
         last = step
