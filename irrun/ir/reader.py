@@ -348,8 +348,12 @@ def _read_edges(graph: Graph, elements, line_offset: int = 0) -> None:
             continue
         if child.tag != "edge":
             _unexpected(child, "edges", file)
-        append_edge(Edge(*(_required_uint(child, n, file) for n in _EDGE_ATTRIBUTES),
-                         _line(child) + line_offset))  # fmt: skip
+        if any(child.get(n) is None for n in _EDGE_ATTRIBUTES):
+            what = _edge_label(graph, child)
+            for attribute in _EDGE_ATTRIBUTES:
+                _required_uint(child, attribute, file, what=what, line_offset=line_offset)
+        append_edge(Edge(*(_required_uint(child, n, file, line_offset=line_offset)
+                           for n in _EDGE_ATTRIBUTES), _line(child) + line_offset))  # fmt: skip
 
 
 _EDGE_ATTRIBUTES = ("from-layer", "from-port", "to-layer", "to-port")
@@ -422,7 +426,32 @@ def _layer_id(element, file) -> int:
     text = element.get("id")
     if text is not None and text.isdigit() and text.isascii() and len(text) < 19:
         return int(text)
-    return _required_uint(element, "id", file, what="<layer>")
+    return _required_uint(element, "id", file, what=_layer_label(element))
+
+
+def _layer_label(element) -> str:
+    """``<layer> 'conv' (Convolution)``: a layer without a usable id, by what it does have."""
+    name, layer_type = element.get("name"), element.get("type")
+    named = f" {short_text(name)!r}" if name else " (no name)"
+    typed = f" ({short_text(layer_type)})" if layer_type else " (no type)"
+    return f"<layer>{named}{typed}"
+
+
+def _edge_label(graph: Graph, element) -> str:
+    """``<edge> from layer 3 'conv' (Convolution) to layer 4 ...``: what an edge missing an
+    attribute does say, with the names of the layers it connects where they exist."""
+    names = {}
+    for layer in graph.layers:
+        names.setdefault(str(layer.id), layer)
+    ends = []
+    for end in ("from", "to"):
+        text = element.get(f"{end}-layer")
+        if text is None:
+            continue
+        layer = names.get(text.strip())
+        shown = layer.describe() if layer is not None else f"layer {short_text(text, 40)!r}"
+        ends.append(f"{end} {shown}")
+    return "<edge>" + "".join(f" {end}" for end in ends)
 
 
 #: {(direction, fragment): {(id text, precision, names absent, *dim texts): (port id, element
@@ -662,18 +691,20 @@ def _port_dim(text: str) -> Dim:
     )
 
 
-def _required_uint(element, name, file, what=None) -> int:
+def _required_uint(element, name, file, what=None, line_offset=0) -> int:
     text = element.get(name)
     what = what or f"<{element.tag}>"
     if text is None:
-        raise IRFormatError(f"{what} has no '{name}' attribute", file=file, line=_line(element))
+        raise IRFormatError(
+            f"{what} has no '{name}' attribute", file=file, line=_line(element) + line_offset
+        )
     value = parse_int(text, unsigned=True)
     if value is None:
         raise IRFormatError(
             f"{what} has {name}={short_text(text, 40)!r}, which is not a non-negative integer "
             "(of at most 64 bits)",
             file=file,
-            line=_line(element),
+            line=_line(element) + line_offset,
         )
     return value
 

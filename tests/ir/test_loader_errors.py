@@ -272,9 +272,49 @@ def test_layer_id_that_is_not_a_non_negative_integer(tmp_path, layer_id):
     assert "not a non-negative integer" in message
 
 
-def test_layer_without_id(tmp_path):
+def test_layer_without_id_is_named_by_its_name_and_type(tmp_path):
     message = format_error(tmp_path, '<layer id="3" ', "<layer ", 'name="g"')
-    assert "no 'id' attribute" in message
+    assert "<layer> 'g' (Gather) has no 'id' attribute" in message
+
+
+def test_layer_without_id_or_name_says_so(tmp_path):
+    message = format_error(tmp_path, '<layer id="3" name="g" ', "<layer ", 'type="Gather"')
+    assert "<layer> (no name) (Gather) has no 'id' attribute" in message
+
+
+def test_layer_with_a_bad_id_is_named_too(tmp_path):
+    message = format_error(tmp_path, '<layer id="3"', '<layer id="x"', '<layer id="x"')
+    assert "<layer> 'g' (Gather) has id='x'" in message
+
+
+def test_fragment_layer_without_id_is_named(tmp_path):
+    path = tmp_path / "f.xml"
+    path.write_text(
+        '<layer name="relu" type="Relu" version="opset1"/>\n<layer id="1" type="Relu"/>'
+    )
+    error = load_error(path)
+    assert "<layer> 'relu' (Relu) has no 'id' attribute" in str(error)
+
+
+@pytest.mark.parametrize("attribute", ["from-layer", "from-port", "to-layer", "to-port"])
+def test_edge_without_an_endpoint_names_the_layers_it_connects(tmp_path, attribute):
+    old = '<edge from-layer="3" from-port="3" to-layer="4" to-port="0"/>'
+    values = {"from-layer": "3", "from-port": "3", "to-layer": "4", "to-port": "0"}
+    new = old.replace(f' {attribute}="{values[attribute]}"', "")
+    assert new != old
+    message = format_error(tmp_path, old, new, new)
+    assert f"has no '{attribute}' attribute" in message
+    if attribute != "from-layer":
+        assert "from layer 3 'g' (Gather)" in message
+    if attribute != "to-layer":
+        assert "to layer 4 'cat' (Concat)" in message
+
+
+def test_edge_to_a_missing_layer_without_a_port_names_the_id_it_gives(tmp_path):
+    old = '<edge from-layer="3" from-port="3" to-layer="4" to-port="0"/>'
+    message = format_error(tmp_path, old, '<edge from-layer="3" from-port="3" to-layer="9"/>',
+                           'to-layer="9"')  # fmt: skip
+    assert "from layer 3 'g' (Gather) to layer '9' has no 'to-port' attribute" in message
 
 
 @pytest.mark.parametrize("attribute", ["name", "type", "version"])
