@@ -49,7 +49,7 @@ from irrun.ops._windows import (
     resolve_pads,
     window_view,
 )
-from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type
+from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.shape import Dim, Shape
 
 __all__ = ["ConvolutionFamily", "convolve", "choose_method", "TILE_BYTES"]
@@ -161,7 +161,11 @@ class ConvolutionFamily(Op):
                     return None
             out.append(dim)
         shape = Shape(out)
-        return [TensorInfo(shape, etype, why=f"data {data.shape}, filters {filters.shape}")]
+        return [
+            TensorInfo(
+                shape, etype, why=lazy_text("data {}, filters {}", data.shape, filters.shape)
+            )
+        ]
 
     def _spatial_count(self, data_dims, filter_dims):
         if data_dims is not None:

@@ -36,7 +36,7 @@ import numpy as np
 from irrun.element_types import ELEMENT_TYPES
 from irrun.ops._broadcast import MODES, broadcast_shapes
 from irrun.ops._values import MAX_ELEMENTS, elements_of, info_of_elements
-from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type
+from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.shape import Dim
 
 __all__ = [
@@ -150,7 +150,8 @@ class BinaryOp(Broadcasting):
         if shape is None:
             return None
         out_type = BOOLEAN if self.category in ("comparison", "logical") else etype
-        why = f"{inputs[0].shape} and {inputs[1].shape} broadcast ({self.auto_broadcast})"
+        why = lazy_text("{} and {} broadcast ({})", inputs[0].shape, inputs[1].shape,
+                        self.auto_broadcast)  # fmt: skip
         if self.partial_rule is not None and out_type.is_integer:
             partial = self._partial(inputs, shape)
             if partial is not None:

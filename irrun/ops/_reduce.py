@@ -23,7 +23,7 @@ import numpy as np
 
 from irrun.ops._shape_ops import check_integer_input
 from irrun.ops._values import info_of_elements, signed_elements, signed_values
-from irrun.ops.base import Attribute, Op, TensorInfo, normalize_axes_or_report
+from irrun.ops.base import Attribute, Op, TensorInfo, lazy_text, normalize_axes_or_report
 from irrun.shape import Dim, Shape, shape_of_dims, static_dim
 
 __all__ = [
@@ -81,9 +81,8 @@ class Reduction(Op):
         else:
             out = tuple(d for i, d in enumerate(dims) if i not in normalised)
         shape = shape_of_dims(out)
-        why = f"data {data.shape} reduced over axes {sorted(normalised)}" + (
-            " (kept as 1)" if self.keep_dims else ""
-        )
+        why = lazy_text("data {} reduced over axes {}{}", data.shape, sorted(normalised),
+                        " (kept as 1)" if self.keep_dims else "")  # fmt: skip
         if data.partial is not None and rank == 1 and data.value is None:
             return [self._partial_result(data, normalised, shape, why)]
         return [TensorInfo(shape, etype, why=why)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import partial
 
 from irrun.attributes import KINDS
 from irrun.element_types import ELEMENT_TYPES, ElementType
@@ -29,6 +30,7 @@ __all__ = [
     "normalize_axis_or_report",
     "normalize_axes_or_report",
     "common_element_type",
+    "lazy_text",
 ]
 
 DYNAMIC_TYPE = ELEMENT_TYPES["dynamic"]
@@ -394,6 +396,16 @@ def normalize_axes_or_report(op: Op, axes, rank: int, what: str = "axis",
 
 
 _ZERO = static_dim(0)
+
+
+def lazy_text(template: str, *values):
+    """A ``why`` for :class:`TensorInfo` that formats ``template`` with ``values`` only when a
+    message shows it (most inferred shapes are never explained; formatting shapes is not free).
+
+    >>> lazy_text("{} and {}", 1, 2)()
+    '1 and 2'
+    """
+    return partial(template.format, *values)
 
 
 def sum_dims(dims: list[Dim]) -> Dim:

@@ -11,7 +11,7 @@ are those of :mod:`irrun.ops._conversion`.
 from __future__ import annotations
 
 from irrun.ops._conversion import convert_array, convert_partial, input_type
-from irrun.ops.base import DYNAMIC_TYPE, Attribute, Op, TensorInfo
+from irrun.ops.base import DYNAMIC_TYPE, Attribute, Op, TensorInfo, lazy_text
 from irrun.ops.registry import register
 
 __all__ = ["Convert"]
@@ -28,7 +28,7 @@ class Convert(Op):
         """Output: the input's shape, the destination type; partial values pass through."""
         data = inputs[0]
         destination = self.destination_type
-        info = TensorInfo(data.shape, destination, why=f"converted to {destination}")
+        info = TensorInfo(data.shape, destination, why=lazy_text("converted to {}", destination))
         if data.value is None and data.partial is not None:
             info.partial = convert_partial(data.partial, data.element_type, destination)
         return [info]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type
+from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
 
@@ -115,7 +115,7 @@ class MatMul(Op):
             out.append(a[-2])
         if b_shape.rank > 1:
             out.append(b[-1])
-        return [TensorInfo(Shape(out), etype, why=f"A {a_shape} x B {b_shape}")]
+        return [TensorInfo(Shape(out), etype, why=lazy_text("A {} x B {}", a_shape, b_shape))]
 
     def evaluate(self, inputs):
         """``np.matmul`` of the (transposed) inputs."""

@@ -37,7 +37,7 @@ from irrun.ops._shape_ops import (
     upper,
 )
 from irrun.ops._values import elements_of, source_axis, with_elements
-from irrun.ops.base import Attribute, Op, TensorInfo
+from irrun.ops.base import Attribute, Op, TensorInfo, lazy_text
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
 
@@ -73,7 +73,9 @@ class Reshape(Op):
         out = self._output(data.shape, pattern, target, data)
         if out is None:
             return None
-        info = TensorInfo(out, etype, why=f"{data.shape} reshaped to {_listing(elements)}")
+        info = TensorInfo(
+            out, etype, why=lazy_text("{} reshaped to {}", data.shape, _listing(elements))
+        )
         if data.partial is not None and out.rank is not None and out.rank <= 1:
             with_elements(info, data.partial)  # a shape element moved between [] and [1]
         return [info]

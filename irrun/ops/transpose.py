@@ -19,7 +19,7 @@ import numpy as np
 
 from irrun.ops._shape_ops import check_integer_input, check_vector_input
 from irrun.ops._values import signed_ints, signed_values
-from irrun.ops.base import Op, TensorInfo
+from irrun.ops.base import Op, TensorInfo, lazy_text
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape
 
@@ -65,7 +65,7 @@ class Transpose(Op):
             self._bad_order(order, rank)
             return None
         out = Shape([shape[i] for i in order])
-        return [TensorInfo(out, etype, why=f"{shape} permuted by {order}")]
+        return [TensorInfo(out, etype, why=lazy_text("{} permuted by {}", shape, order))]
 
     def _bad_length(self, shape, length):
         self.context.error(

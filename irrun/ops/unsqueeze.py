@@ -17,7 +17,7 @@ import numpy as np
 
 from irrun.ops._shape_ops import check_integer_input, check_vector_input
 from irrun.ops._values import elements_of, info_of_elements, signed_ints, signed_values
-from irrun.ops.base import Op, TensorInfo, normalize_axes_or_report
+from irrun.ops.base import Op, TensorInfo, lazy_text, normalize_axes_or_report
 from irrun.ops.registry import register
 from irrun.shape import Shape, static_dim
 
@@ -49,7 +49,7 @@ class Unsqueeze(Op):
             return None
         dims = _unsqueezed(list(shape), normalised)
         out = Shape(dims)
-        why = f"{shape} with 1s at output axes {sorted(set(normalised))}"
+        why = lazy_text("{} with 1s at output axes {}", shape, sorted(set(normalised)))
         elements = elements_of(data) if data.value is None else None
         if elements is not None and out.rank == 1:
             return [info_of_elements(elements, etype, out, why)]
