@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 from irrun.attributes import KINDS
 from irrun.element_types import ELEMENT_TYPES, ElementType
@@ -190,12 +190,9 @@ class Op:
 
     # -- attributes -----------------------------------------------------------------------
     def _parse_attributes(self, declared) -> None:
-        layer, version = self.layer, self.version
-        given = layer.attributes
+        given = self.layer.attributes
         known = 0
-        for attribute in declared:
-            if not attribute.exists_in(version):
-                continue
+        for attribute, field in _plan(type(self), declared):
             text = given.get(attribute.name)
             if text is None:
                 if attribute.required:
@@ -208,16 +205,18 @@ class Op:
                     value = int(text)  # the common case, without the parser
                 else:
                     value = self._parse_value(attribute, text)
-            setattr(self, attribute.field, value)
+            setattr(self, field, value)
         if known < len(given):
             self._report_unknown(declared)
 
     def _parse_value(self, attribute: Attribute, text: str):
         try:
-            value = KINDS[attribute.kind](text)
+            value = _parsed(attribute.kind, text)
         except ValueError as exc:
             self._report_bad_value(attribute, text, str(exc))
             return attribute.default
+        if type(value) is tuple:  # lists are kept as tuples by the cache
+            return list(value)
         if attribute.kind == "enum":
             lowered = value.strip().lower()
             for choice in attribute.choices:
@@ -301,6 +300,28 @@ class Op:
         """The layer's output port at position ``index`` (or ``None``)."""
         ports = self.layer.outputs
         return ports[index] if index < len(ports) else None
+
+
+_PLANS: dict[type, tuple] = {}
+
+
+def _plan(op_class: type, declared) -> tuple:
+    """``(attribute, field)`` for each declared attribute the class's version has (once per
+    class: the walk builds an op per layer)."""
+    plan = _PLANS.get(op_class)
+    if plan is None or plan[0] is not declared:
+        version = op_class.version
+        plan = _PLANS[op_class] = (declared, tuple((a, a.field) for a in declared
+                                                   if a.exists_in(version)))  # fmt: skip
+    return plan[1]
+
+
+@lru_cache(maxsize=4096)
+def _parsed(kind: str, text: str):
+    """``KINDS[kind](text)``, once per spelling (real models repeat ``strides="1,1"`` and
+    ``auto_broadcast="numpy"`` hundreds of times); lists come back as tuples."""
+    value = KINDS[kind](text)
+    return tuple(value) if type(value) is list else value
 
 
 def _spelled(value) -> str:

@@ -186,11 +186,12 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
             if info.value is None:
                 if foldable is None:
-                    foldable = has_kernel(op_class) and _small(outputs)
+                    foldable = has_kernel(op_class)
                     for known in inputs:  # (a loop: cheaper than all() over a generator)
                         if known.value is None:
                             foldable = False
                             break
+                    foldable = foldable and _small(outputs)
                 if foldable:
                     if folded is None:
                         folded = _fold(op, inputs)
