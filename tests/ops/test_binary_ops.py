@@ -3,19 +3,15 @@ partial values through shape arithmetic."""
 
 from __future__ import annotations
 
-import tempfile
-from types import SimpleNamespace
-
 import numpy as np
 import openvino.opset13 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import ELEMENT_TYPES
-from irrun.ops._values import elements_from_shape, elements_of
-from irrun.ops.base import OpContext, TensorInfo
+from irrun.ops._values import elements_of
+from irrun.ops.base import TensorInfo
 from irrun.ops.registry import resolve
 from irrun.shape import Dim, Shape
 from tests.helpers.openvino_oracle import (
@@ -24,7 +20,15 @@ from tests.helpers.openvino_oracle import (
     parameter,
     run_irrun,
     run_openvino,
-    save,
+)
+from tests.helpers.strategies import (
+    bare_op,
+    const_info,
+    diagnostic,
+    edited_report,
+    op_settings,
+    shape_of_info,
+    shape_text,
 )
 
 ARITHMETIC = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum",
@@ -35,11 +39,10 @@ BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
 TYPES = ["f32", "f16", "i32", "i64", "u8", "boolean", "dynamic"]
 
 dims = st.sampled_from(["1", "2", "3", "?", "1..3", "2..", "0"])
-shapes = st.one_of(st.lists(dims, max_size=3).map(lambda d: "[" + ",".join(d) + "]"),
-                   st.just("[...]"))  # fmt: skip
+shapes = shape_text(dims, max_rank=3, dynamic_rank=2)  # [...] one time in 2
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@op_settings(40)
 @given(st.sampled_from(ARITHMETIC + COMPARISON + LOGICAL + BITWISE), st.sampled_from(TYPES),
        shapes, shapes, st.sampled_from(["numpy", "none"]))  # fmt: skip
 def test_shapes_and_types_match_openvino(name, etype, a, b, mode):
@@ -53,15 +56,15 @@ def test_shapes_and_types_match_openvino(name, etype, a, b, mode):
 def _report(name, etype_a, etype_b):
     """irrun's report for ``name`` built on f32 inputs, with the input types edited."""
     node = getattr(ops, name)(parameter("[2]", "dynamic", "a"), parameter("[2]", "dynamic", "b"))
-    with tempfile.TemporaryDirectory() as tmp:
-        path = save(model_of(node), tmp)
-        text = path.read_text()
+
+    def edit(text):
         for etype in (etype_a, etype_b):  # each Parameter: its type, its port's precision
             precision = ELEMENT_TYPES[etype].precision
             text = text.replace('element_type="dynamic"', f'element_type="{etype}"', 1)
             text = text.replace('precision="UNSPECIFIED"', f'precision="{precision}"', 1)
-        path.write_text(text)
-        return irrun.load(path).validate()
+        return text
+
+    return edited_report(model_of(node), edit)[0]
 
 
 @pytest.mark.parametrize(
@@ -78,8 +81,8 @@ def test_types_openvino_refuses_are_reported(name, a, b, fragment):
     with pytest.raises(RuntimeError):
         getattr(ops, name)(parameter("[2]", a), parameter("[2]", b))
     report = _report(name, a, b)
-    errors = [d for d in report if d.code == "input-type"]
-    assert errors and fragment in errors[0].message, report.to_text()
+    error = diagnostic(report, "input-type", only=False)
+    assert fragment in error.message, report.to_text()
 
 
 def _inputs(etype, rng, shape_a=(2, 3, 4), shape_b=(3, 1), nonzero=False, small=False):
@@ -205,21 +208,20 @@ def test_pdpd_kernel_matches_openvino():
 
 # -- partial values ---------------------------------------------------------------------
 def _op(name, attributes=None):
-    layer = SimpleNamespace(attributes=attributes or {}, data_line=None, id=1, name=name,
-                            inputs=[], outputs=[])  # fmt: skip
-    return resolve(name, 13)(layer, OpContext())
+    return bare_op(resolve(name, 13), attributes, id=1, name=name)
 
 
 I64 = ELEMENT_TYPES["i64"]
 
 
 def _shape_of(text):
-    shape = Shape.parse(text)
-    return TensorInfo(Shape([shape.rank]), I64, partial=elements_from_shape(shape))
+    info = shape_of_info(text)
+    assert info.partial is not None  # (a dynamic dim in each case)
+    return info
 
 
 def _const(*values):
-    return TensorInfo(Shape([len(values)]), I64, value=np.array(values, np.int64))
+    return const_info(values)
 
 
 @pytest.mark.parametrize(

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import openvino.opset13 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import irrun
 from irrun.ops._broadcast import broadcast_dims, broadcast_failure, broadcast_pair
 from irrun.shape import Dim, Shape
 from tests.helpers.openvino_oracle import check_shapes, model_of, parameter, save
-
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from tests.helpers.strategies import diagnostic, op_settings, shape_text
 
 dims = st.one_of(
     st.integers(0, 4).map(str),
@@ -25,10 +24,7 @@ dims = st.one_of(
     ),
     st.integers(0, 4).map(lambda lo: f"{lo}.."),
 )
-shapes = st.one_of(
-    st.lists(dims, max_size=4).map(lambda ds: "[" + ",".join(ds) + "]"),
-    st.just("[...]"),
-)
+shapes = shape_text(dims, max_rank=4, dynamic_rank=2)  # [...] one time in 2
 
 
 def _shape(text: str) -> Shape:
@@ -44,7 +40,7 @@ def _openvino_broadcast(a: str, b: str, mode: str):
     return str(node.get_output_partial_shape(0))
 
 
-@SETTINGS
+@op_settings(40)
 @given(shapes, shapes, st.sampled_from(["numpy", "none", "pdpd"]))
 def test_broadcast_pair_matches_openvino(a, b, mode):
     expected = _openvino_broadcast(a, b, mode)
@@ -54,7 +50,7 @@ def test_broadcast_pair_matches_openvino(a, b, mode):
     assert (broadcast_failure(_shape(a), _shape(b), mode, axis) is None) == (got is not None)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@op_settings(25)
 @given(shapes, shapes, st.sampled_from(["numpy", "none", "pdpd"]))
 def test_add_infers_openvino_shape(a, b, mode):
     try:
@@ -180,13 +176,13 @@ def _second_input_4(text):
 
 def test_clash_is_reported_with_the_dimension():
     report, text = _validated(_second_input_4, b="[2,?]")
-    errors = [d for d in report if d.code == "input-dims"]
-    assert len(errors) == 1 and errors[0].severity == "error", report.to_text()
-    message = errors[0].message
+    error = diagnostic(report, "input-dims")
+    assert error.severity == "error", report.to_text()
+    message = error.message
     assert "input 1 [2,4] does not broadcast with input 0 [2,3]" in message
     assert "(auto_broadcast numpy): dimension 1: 3 vs 4 cannot broadcast" in message
     add_line = next(i for i, line in enumerate(text.splitlines(), 1) if 'type="Add"' in line)
-    assert errors[0].line > add_line and errors[0].port == "input port 1"
+    assert error.line > add_line and error.port == "input port 1"
 
 
 def test_clash_under_none_is_reported():
@@ -194,19 +190,19 @@ def test_clash_under_none_is_reported():
         return _second_input_4(text).replace('auto_broadcast="numpy"', 'auto_broadcast="none"')
 
     report, _ = _validated(edit, b="[2,?]")
-    errors = [d for d in report if d.code == "input-dims"]
-    assert errors and "dimension 1: 3 vs 4 differ" in errors[0].message, report.to_text()
+    error = diagnostic(report, "input-dims", only=False)
+    assert "dimension 1: 3 vs 4 differ" in error.message, report.to_text()
 
 
 def test_misspelt_auto_broadcast_is_warned_with_a_suggestion():
     report, _ = _validated(lambda t: t.replace("auto_broadcast=", "auto_broadcastt="))
-    warnings = [d for d in report if d.code == "unknown-attribute"]
-    assert warnings and "did you mean auto_broadcast?" in warnings[0].hint, report.to_text()
+    warning = diagnostic(report, "unknown-attribute", only=False)
+    assert "did you mean auto_broadcast?" in warning.hint, report.to_text()
 
 
 def test_explicit_auto_broadcast_is_an_attribute_value_error():
     report, _ = _validated(lambda t: t.replace('auto_broadcast="numpy"', 'auto_broadcast="x"'))
-    assert [d for d in report if d.code == "attribute-value"], report.to_text()
+    diagnostic(report, "attribute-value", only=False)
 
 
 def test_pdpd_file_roundtrip_is_checked(tmp_path: Path):

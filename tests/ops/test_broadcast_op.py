@@ -3,20 +3,15 @@ ShapeOf-computed targets), kernels against the CPU plugin, reported errors."""
 
 from __future__ import annotations
 
-import tempfile
-from types import SimpleNamespace
-
 import numpy as np
 import openvino.opset1 as opset1
 import openvino.opset3 as opset3
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import element_type
-from irrun.ops._values import elements_from_shape
-from irrun.ops.base import OpContext, TensorInfo
+from irrun.ops.base import TensorInfo
 from irrun.ops.broadcast import Broadcast3
 from irrun.shape import Shape
 from tests.helpers.ir_text import Net
@@ -29,9 +24,7 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
-
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+from tests.helpers.strategies import bare_op, op_settings, shape_of_info, validated
 
 
 @st.composite
@@ -54,7 +47,7 @@ def case(draw):
     return data, target, positions
 
 
-@SETTINGS
+@op_settings(40)
 @given(case(), st.sampled_from(["numpy", "bidirectional", "explicit", "pdpd"]),
        st.sampled_from(["i64", "i32"]))  # fmt: skip
 def test_broadcast3_shapes_match_openvino(case, mode, etype):
@@ -71,7 +64,7 @@ def test_broadcast3_shapes_match_openvino(case, mode, etype):
     check_shapes(node)
 
 
-@SETTINGS
+@op_settings(40)
 @given(case(), st.sampled_from(["numpy", "explicit"]))
 def test_broadcast1_shapes_match_openvino(case, mode):
     data_text, target, axes = case
@@ -97,17 +90,7 @@ def test_broadcast_with_unknown_targets(mode):
                                   broadcast_spec="bidirectional"))  # fmt: skip
 
 
-def _shape_of_info(shape):
-    info = TensorInfo(Shape([shape.rank]), element_type("i64"))
-    elements = elements_from_shape(shape)
-    if all(isinstance(e, int) for e in elements):
-        info.value = np.array(elements, dtype=np.int64)
-    else:
-        info.partial = elements
-    return info
-
-
-@SETTINGS
+@op_settings(40)
 @given(case(), st.sampled_from(["numpy", "bidirectional"]),
        st.lists(st.sampled_from(["1", "3", "?", "2..5", "1..4"]), min_size=1,
                 max_size=4))  # fmt: skip
@@ -122,11 +105,9 @@ def test_broadcast_target_from_shape_of_matches_openvino(case, mode, target_dims
                                 broadcast_spec=mode)  # fmt: skip
     except Exception:
         assume(False)
-    layer = SimpleNamespace(attributes={"mode": mode}, id="1", name="b", inputs=[], outputs=[],
-                            data_line=None)  # fmt: skip
     data = TensorInfo(Shape.parse(data_text.strip("[]")), element_type("f32"))
-    target = _shape_of_info(Shape.parse(target_text))
-    (out,) = Broadcast3(layer, OpContext()).infer([data, target])
+    target = shape_of_info(Shape.parse(target_text))
+    (out,) = bare_op(Broadcast3, {"mode": mode}, name="b").infer([data, target])
     assert str(out.shape) == str(node.get_output_partial_shape(0))
 
 
@@ -179,14 +160,6 @@ def _net(version, data, target, axes=None, out_dims=(2, 3, 4), shape="3,2"):
     return net
 
 
-def _validate(net, folder):
-    with open(f"{folder}/m.xml", "w") as f:
-        f.write(net.text())
-    with open(f"{folder}/m.bin", "wb") as f:
-        f.write(bytes(net.blob))
-    return irrun.load(f"{folder}/m.xml").validate()
-
-
 @pytest.mark.parametrize(
     "version, mode, target, axes, code, fragment",
     [
@@ -208,13 +181,11 @@ def test_broadcast_invalid_targets_are_reported(version, mode, target, axes, cod
     keyword = "broadcast_spec" if version == "opset3" else "mode"
     check_rejected(lambda: module.broadcast(*args, **{keyword: mode}))
     net = _net(version, {"mode": mode}, target, axes, out_dims=target)
-    with tempfile.TemporaryDirectory() as tmp:
-        (error,) = _validate(net, tmp).errors
+    (error,) = validated(net).errors
     assert error.code == (code or "input-dims") and fragment in error.message
 
 
 def test_broadcast_misspelt_mode_is_warned():
     net = _net("opset3", {"mode": "numpy", "mod": "numpy"}, [2, 3, 2], out_dims=(2, 3, 2))
-    with tempfile.TemporaryDirectory() as tmp:
-        (warning,) = list(_validate(net, tmp))
+    (warning,) = list(validated(net))
     assert warning.code == "unknown-attribute" and warning.hint == "did you mean mode?"

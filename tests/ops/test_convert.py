@@ -4,17 +4,14 @@ the CPU plugin for the pairs real models use (known CPU deviations assert the re
 
 from __future__ import annotations
 
-import tempfile
-
 import ml_dtypes
 import numpy as np
 import openvino as ov
 import openvino.opset1 as ops
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import element_type
 from irrun.ops._conversion import convert_array
 from tests.helpers.ir_text import Net
@@ -26,18 +23,16 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import op_settings, shape_text, validated
 
-SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 TYPES = [
     "boolean", "bf16", "f16", "f32", "f64", "i4", "i8", "i16", "i32", "i64", "u1", "u2", "u3",
     "u4", "u6", "u8", "u16", "u32", "u64", "nf4", "f8e4m3", "f8e5m2", "f8e8m0", "f4e2m1",
 ]  # fmt: skip
-SHAPES = st.one_of(st.just("[...]"), st.lists(st.sampled_from(["1", "3", "?", "2..5", "..4"]),
-                   max_size=3).map(lambda d: "[" + ",".join(d) + "]"))  # fmt: skip
+SHAPES = shape_text(st.sampled_from(["1", "3", "?", "2..5", "..4"]), max_rank=3, dynamic_rank=2)
 
 
-@SETTINGS
+@op_settings(30)
 @given(SHAPES, st.sampled_from(TYPES), st.sampled_from(TYPES))
 def test_convert_shapes_match_openvino(shape, source, destination):
     x = parameter(shape, source, name="x")
@@ -266,20 +261,11 @@ def test_compressed_weights_match_cpu(weights):
     np.testing.assert_array_equal(expected, values.astype(np.float32))
 
 
-def _validate(net, text):
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text)
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return irrun.load(f"{tmp}/m.xml").validate()
-
-
 def test_convert_missing_and_unknown_attributes():
     net = Net()
     x = net.param("x", "2,3")
     net.result(net.op("c", "Convert", "opset1", {"destination_typ": "f16"}, [x], [2, 3], "FP16"))
-    report = _validate(net, net.text())
+    report = validated(net, net.text())
     codes = sorted(d.code for d in report)
     assert codes == ["missing-attribute", "unknown-attribute"]
     (warning,) = [d for d in report if d.code == "unknown-attribute"]

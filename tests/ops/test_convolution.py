@@ -4,12 +4,11 @@ plugin, reported errors."""
 from __future__ import annotations
 
 import re
-import tempfile
 
 import numpy as np
 import openvino.opset1 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import irrun
@@ -23,29 +22,16 @@ from tests.helpers.openvino_oracle import (
     parameter,
     run_irrun,
     run_openvino,
-    save,
+)
+from tests.helpers.strategies import (
+    diagnostic,
+    edited_report,
+    first_line_with,
+    op_settings,
+    shape_around,
 )
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 AUTO_PADS = ["explicit", "explicit", "valid", "same_upper", "same_lower"]
-
-
-def _dim_text(draw, size, allow_zero_lower=True):
-    kind = draw(st.sampled_from(["static", "static", "static", "?", "interval", "open"]))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    low = draw(st.integers(0 if allow_zero_lower else 1, size))
-    if kind == "open":
-        return f"{low}.."
-    return f"{low}..{draw(st.integers(size, size + 4))}"
-
-
-def _shape_text(draw, dims, dynamic_rank_chance=8):
-    if draw(st.integers(0, dynamic_rank_chance)) == 0:
-        return "[...]"
-    return "[" + ",".join(_dim_text(draw, d) for d in dims) + "]"
 
 
 @st.composite
@@ -61,13 +47,13 @@ def conv_case(draw, grouped):
     auto_pad = draw(st.sampled_from(AUTO_PADS))
     groups, per_group, out_per_group = (draw(st.integers(1, 3)) for _ in range(3))
     channels = groups * per_group if grouped else per_group
-    data = _shape_text(draw, [2, channels, *sizes])
+    data = draw(shape_around([2, channels, *sizes]))
     if grouped:
         filter_dims = [groups, out_per_group, per_group, *kernel]
     else:
         filter_dims = [out_per_group, per_group, *kernel]
     const_filters = draw(st.booleans())
-    filters = filter_dims if const_filters else _shape_text(draw, filter_dims)
+    filters = filter_dims if const_filters else draw(shape_around(filter_dims))
     return data, filters, strides, pads_begin, pads_end, dilations, auto_pad
 
 
@@ -82,7 +68,7 @@ def _build(grouped, case, etype="f32"):
     return op(x, w, strides, pads_begin, pads_end, dilations, auto_pad)
 
 
-@SETTINGS
+@op_settings(40)
 @given(conv_case(grouped=False))
 def test_convolution_shapes_match_openvino(case):
     try:
@@ -92,7 +78,7 @@ def test_convolution_shapes_match_openvino(case):
     check_shapes(node)
 
 
-@SETTINGS
+@op_settings(40)
 @given(conv_case(grouped=True))
 def test_group_convolution_shapes_match_openvino(case):
     try:
@@ -337,18 +323,6 @@ def test_convolution_integer_kernel_is_exact():
     np.testing.assert_array_equal(got, expected)
 
 
-def _edited_report(model, edit):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = save(model, tmp)
-        text = edit(path.read_text())
-        path.write_text(text)
-        return irrun.load(path).validate(), text
-
-
-def _line_of(text, fragment):
-    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
-
-
 def test_convolution_channel_mismatch_is_reported():
     check_rejected(
         lambda: ops.convolution(
@@ -374,11 +348,10 @@ def test_convolution_channel_mismatch_is_reported():
             text,
         )
 
-    report, _ = _edited_report(model, edit)
-    errors = [d for d in report if d.code == "input-dims"]
-    assert len(errors) == 1, report.to_text()
-    assert "the data [1,3,5,5] has 3 input channels" in errors[0].message
-    assert "the filters [2,4,3,3] expect 4" in errors[0].message
+    report, _ = edited_report(model, edit)
+    error = diagnostic(report, "input-dims")
+    assert "the data [1,3,5,5] has 3 input channels" in error.message
+    assert "the filters [2,4,3,3] expect 4" in error.message
 
 
 def test_group_convolution_channel_mismatch_is_reported():
@@ -407,10 +380,9 @@ def test_group_convolution_channel_mismatch_is_reported():
         text = text.replace('shape="1,6,5,5"', 'shape="1,7,5,5"')
         return re.sub(r"<dim>1</dim>\s*<dim>6</dim>", "<dim>1</dim><dim>7</dim>", text)
 
-    report, _ = _edited_report(model, edit)
-    errors = [d for d in report if d.code == "input-dims"]
-    assert len(errors) == 1, report.to_text()
-    assert "has 7 input channels, which is not G x C_in/G = 2 x 3" in errors[0].message
+    report, _ = edited_report(model, edit)
+    error = diagnostic(report, "input-dims")
+    assert "has 7 input channels, which is not G x C_in/G = 2 x 3" in error.message
 
 
 def test_convolution_kernel_larger_than_padded_data_is_reported():
@@ -429,12 +401,9 @@ def test_convolution_kernel_larger_than_padded_data_is_reported():
             [1, 1],
         )
     )
-    report, text = _edited_report(
-        model, lambda t: t.replace('dilations="1, 1"', 'dilations="3, 1"')
-    )
-    errors = [d for d in report if d.code == "input-dims"]
-    assert len(errors) == 1, report.to_text()
-    assert "(3 - 1) * 3 + 1 = 7 is larger than the padded data 5 + 0 + 0 = 5" in errors[0].message
+    report, text = edited_report(model, lambda t: t.replace('dilations="1, 1"', 'dilations="3, 1"'))
+    error = diagnostic(report, "input-dims")
+    assert "(3 - 1) * 3 + 1 = 7 is larger than the padded data 5 + 0 + 0 = 5" in error.message
 
 
 def test_convolution_attribute_errors_are_reported():
@@ -453,19 +422,19 @@ def test_convolution_attribute_errors_are_reported():
             parameter([1, 1, 5, 5]), parameter([1, 1, 3, 3]), [1, 1, 1], [0, 0], [0, 0], [1, 1]
         )
     )
-    report, text = _edited_report(model, lambda t: t.replace('strides="1, 1"', 'strides="1, 1, 1"'))
-    errors = [d for d in report if d.code == "attribute-value"]
-    assert len(errors) == 1 and "strides has 3 value(s)" in errors[0].message, report.to_text()
-    assert errors[0].line == _line_of(text, "strides=")
-    report, _ = _edited_report(
+    report, text = edited_report(model, lambda t: t.replace('strides="1, 1"', 'strides="1, 1, 1"'))
+    error = diagnostic(report, "attribute-value")
+    assert "strides has 3 value(s)" in error.message, report.to_text()
+    assert error.line == first_line_with(text, "strides=")
+    report, _ = edited_report(
         model, lambda t: t.replace('auto_pad="explicit"', 'auto_pad="notset"')
     )
     assert [d.code for d in report if d.severity == "error"] == ["attribute-value"], (
         report.to_text()
     )
-    report, _ = _edited_report(model, lambda t: t.replace('strides="1, 1"', 'strides="0, 1"'))
-    errors = [d for d in report if d.code == "attribute-value"]
-    assert len(errors) == 1 and "below 1" in errors[0].message, report.to_text()
+    report, _ = edited_report(model, lambda t: t.replace('strides="1, 1"', 'strides="0, 1"'))
+    error = diagnostic(report, "attribute-value")
+    assert "below 1" in error.message, report.to_text()
 
 
 def test_convolution_misspelt_attribute_is_warned():
@@ -479,7 +448,7 @@ def test_convolution_misspelt_attribute_is_warned():
             [1, 1],
         )
     )
-    report, _ = _edited_report(model, lambda t: t.replace("dilations=", "dilation="))
+    report, _ = edited_report(model, lambda t: t.replace("dilations=", "dilation="))
     codes = sorted(d.code for d in report)
     assert codes == ["missing-attribute", "unknown-attribute"], report.to_text()
     warning = next(d for d in report if d.code == "unknown-attribute")

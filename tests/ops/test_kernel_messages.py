@@ -13,6 +13,7 @@ from irrun.element_types import ELEMENT_TYPES
 from irrun.ops.base import OpContext, TensorInfo
 from irrun.ops.registry import resolve
 from irrun.shape import Shape
+from tests.helpers.strategies import bare_op
 
 
 class Collected(OpContext):
@@ -27,9 +28,8 @@ def _op(op_type, opset, attributes=None, context=None):
     op_class = resolve(op_type, opset)
     op_class = getattr(op_class, "op_class", op_class)
     ports = [SimpleNamespace(id=i) for i in range(5)]
-    layer = SimpleNamespace(id=7, name="L", type=op_type, attributes=attributes or {},
-                            data_line=3, inputs=ports, outputs=ports)  # fmt: skip
-    return op_class(layer, context or Collected())
+    return bare_op(op_class, attributes, id=7, name="L", type=op_type, data_line=3,
+                   inputs=ports, outputs=ports, context=context or Collected())  # fmt: skip
 
 
 def test_reduce_mean_of_an_empty_integer_reduction_names_the_values():

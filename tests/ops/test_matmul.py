@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import re
-import tempfile
 
 import numpy as np
 import openvino.opset13 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from tests.helpers.openvino_oracle import (
     check_rejected,
     check_shapes,
@@ -19,21 +17,14 @@ from tests.helpers.openvino_oracle import (
     parameter,
     run_irrun,
     run_openvino,
-    save,
 )
-
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _dim_text(draw, size):
-    kind = draw(st.sampled_from(["static", "static", "static", "?", "interval"]))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    low = draw(st.integers(0, size))
-    high = draw(st.integers(size, size + 3))
-    return f"{low}..{high}"
+from tests.helpers.strategies import (
+    diagnostic,
+    edited_report,
+    first_line_with,
+    op_settings,
+    shape_around,
+)
 
 
 @st.composite
@@ -55,16 +46,12 @@ def matmul_case(draw):
     b = shape(rank_b, k, n, tb)
     if draw(st.booleans()):  # a K mismatch now and then (skipped when OpenVINO refuses it)
         b[-2 if rank_b > 1 and not tb else -1] += draw(st.integers(0, 2))
-    texts = []
-    for dims in (a, b):
-        if draw(st.integers(0, 6)) == 0:
-            texts.append("[...]")
-        else:
-            texts.append("[" + ",".join(_dim_text(draw, d) for d in dims) + "]")
+    texts = [draw(shape_around(dims, dynamic_rank=7, open_intervals=False, max_above=3))
+             for dims in (a, b)]  # fmt: skip
     return texts[0], texts[1], ta, tb
 
 
-@SETTINGS
+@op_settings(40)
 @given(matmul_case(), st.sampled_from(["f32", "i32"]))
 def test_matmul_shapes_match_openvino(case, etype):
     a_text, b_text, ta, tb = case
@@ -122,18 +109,6 @@ def test_matmul_other_types_match_cpu_plugin(etype):
     np.testing.assert_array_equal(got, expected)  # small integers: exact in f16 too
 
 
-def _edited(model, edit, folder):
-    path = save(model, folder)
-    text = path.read_text()
-    path.write_text(edit(text))
-    loaded = irrun.load(path)
-    return loaded, loaded.validate(), text
-
-
-def _line_of(text, fragment):
-    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
-
-
 def test_matmul_inner_dimension_mismatch_is_reported():
     check_rejected(lambda: ops.matmul(parameter([2, 3]), parameter([4, 5]), False, False))
     model = model_of(
@@ -144,13 +119,11 @@ def test_matmul_inner_dimension_mismatch_is_reported():
         text = text.replace('shape="3,5"', 'shape="4,5"')
         return re.sub(r"<dim>3</dim>\s*<dim>5</dim>", "<dim>4</dim><dim>5</dim>", text)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        _, report, text = _edited(model, edit, tmp)
-    errors = [d for d in report if d.code == "input-dims"]
-    assert len(errors) == 1, report.to_text()
-    assert "A [2,3] (transpose_a=false) has K = 3 and B [4,5]" in errors[0].message
-    assert "K = 4" in errors[0].message
-    assert errors[0].layer_type == "MatMul"
+    report, text = edited_report(model, edit)
+    error = diagnostic(report, "input-dims")
+    assert "A [2,3] (transpose_a=false) has K = 3 and B [4,5]" in error.message
+    assert "K = 4" in error.message
+    assert error.layer_type == "MatMul"
 
 
 def test_matmul_scalar_input_is_reported():
@@ -170,23 +143,20 @@ def test_matmul_scalar_input_is_reported():
             flags=re.S,
         )
 
-    with tempfile.TemporaryDirectory() as tmp:
-        _, report, _ = _edited(model, edit, tmp)
-    errors = [d for d in report if d.code == "input-rank"]
-    assert errors and "scalars are not supported" in errors[0].message, report.to_text()
+    report, _ = edited_report(model, edit)
+    error = diagnostic(report, "input-rank", only=False)
+    assert "scalars are not supported" in error.message, report.to_text()
 
 
 def test_matmul_misspelt_attribute_is_warned():
     model = model_of(
         ops.matmul(parameter([2, 3], name="a"), parameter([3, 5], name="b"), False, False)
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        _, report, text = _edited(model, lambda t: t.replace("transpose_b=", "transpose_bb="), tmp)
-    warnings = [d for d in report if d.code == "unknown-attribute"]
-    assert len(warnings) == 1, report.to_text()
-    assert "transpose_bb" in warnings[0].message
-    assert warnings[0].hint == "did you mean transpose_b?"
-    assert warnings[0].line == _line_of(text, "transpose_a=")
+    report, text = edited_report(model, lambda t: t.replace("transpose_b=", "transpose_bb="))
+    warning = diagnostic(report, "unknown-attribute")
+    assert "transpose_bb" in warning.message
+    assert warning.hint == "did you mean transpose_b?"
+    assert warning.line == first_line_with(text, "transpose_a=")
 
 
 def test_matmul_of_two_vectors_is_a_scalar():

@@ -3,17 +3,14 @@ plugin and its reference evaluator, and the diagnostics of invalid axes and attr
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 import openvino as ov
 import openvino.opset2 as opset2
 import openvino.opset6 as opset6
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.ops.mvn import mvn
 from tests.helpers.ir_text import Net, line_of
 from tests.helpers.openvino_oracle import (
@@ -25,11 +22,12 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import op_settings, shape_text, validated
 
 DIMS = ["1", "3", "?", "2..6"]
 
 
-@settings(max_examples=30, deadline=None)
+@op_settings(30, suppress_too_slow=False)
 @given(
     st.one_of(st.just(None), st.lists(st.sampled_from(DIMS), max_size=4)),
     st.lists(st.integers(-4, 3), max_size=4, unique=True),
@@ -57,14 +55,13 @@ def test_mvn6_shapes_match_openvino(dims, axes, kind, normalize, mode, etype):
     check_shapes(node)
 
 
-@settings(max_examples=25, deadline=None)
+@op_settings(25, suppress_too_slow=False)
 @given(
-    st.one_of(st.just(None), st.lists(st.sampled_from(DIMS), max_size=5)),
+    shape_text(st.sampled_from(DIMS), max_rank=5, dynamic_rank=2),
     st.booleans(),
     st.booleans(),
 )
-def test_mvn1_shapes_match_openvino(dims, across, normalize):
-    shape = "[...]" if dims is None else "[" + ",".join(dims) + "]"
+def test_mvn1_shapes_match_openvino(shape, across, normalize):
     check_shapes(opset2.mvn(parameter(shape, "f32", name="x"), across, normalize, 1e-9))
 
 
@@ -137,13 +134,7 @@ def test_mvn_spec_formula():
 
 # -- diagnostics ------------------------------------------------------------------------------
 def _validate(net):
-    text = net.text()
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text)
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return text, irrun.load(f"{tmp}/m.xml").validate()
+    return net.text(), validated(net)
 
 
 MVN6 = {"eps": "1e-5", "normalize_variance": "true", "eps_mode": "inside_sqrt"}

@@ -5,7 +5,6 @@ errors."""
 from __future__ import annotations
 
 import itertools
-import tempfile
 
 import numpy as np
 import openvino.opset1 as opset1
@@ -13,10 +12,9 @@ import openvino.opset8 as opset8
 import openvino.opset14 as opset14
 import openvino.opset16 as opset16
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from tests.helpers.openvino_oracle import (
     check_rejected,
     check_shapes,
@@ -24,23 +22,10 @@ from tests.helpers.openvino_oracle import (
     parameter,
     run_irrun,
     run_openvino,
-    save,
 )
+from tests.helpers.strategies import diagnostic, edited_report, op_settings, shape_around
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 AUTO_PADS = ["explicit", "explicit", "valid", "same_upper", "same_lower"]
-
-
-def _dim_text(draw, size):
-    kind = draw(st.sampled_from(["static", "static", "static", "?", "interval", "open"]))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    low = draw(st.integers(0, size))
-    if kind == "open":
-        return f"{low}.."
-    return f"{low}..{draw(st.integers(size, size + 4))}"
 
 
 @st.composite
@@ -48,10 +33,7 @@ def pool_case(draw, torch_rounding, dilations):
     spatial = draw(st.integers(1, 3))
     kernel = [draw(st.integers(1, 3)) for _ in range(spatial)]
     sizes = [draw(st.integers(1, 7)) for _ in range(spatial)]
-    if draw(st.integers(0, 8)) == 0:
-        data = "[...]"
-    else:
-        data = "[" + ",".join(_dim_text(draw, d) for d in [2, 3, *sizes]) + "]"
+    data = draw(shape_around([2, 3, *sizes]))
     return dict(
         data=data,
         kernel=kernel,
@@ -110,7 +92,7 @@ def _avg_pool(version, c, x):
 
 
 @pytest.mark.parametrize("version", [1, 8, 14])
-@SETTINGS
+@op_settings(30)
 @given(data=st.data())
 def test_max_pool_shapes_match_openvino(version, data):
     case = data.draw(pool_case(version == 14, version != 1))
@@ -122,7 +104,7 @@ def test_max_pool_shapes_match_openvino(version, data):
 
 
 @pytest.mark.parametrize("version", [1, 14, 16])
-@SETTINGS
+@op_settings(30)
 @given(data=st.data())
 def test_avg_pool_shapes_match_openvino(version, data):
     case = data.draw(pool_case(version != 1, version == 16))
@@ -334,29 +316,20 @@ def test_avg_pool_16_dilations_match_the_spec(exclude_pad):
     np.testing.assert_allclose(got, expected, rtol=2e-6, atol=1e-6)
 
 
-def _edited_report(model, edit):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = save(model, tmp)
-        text = edit(path.read_text())
-        path.write_text(text)
-        return irrun.load(path).validate(), text
-
-
 def test_pool_kernel_larger_than_padded_data_is_reported():
     case = _case(shape=[1, 1, 2, 5], kernel=[3, 3])
     check_rejected(lambda: _max_pool(8, case, parameter([1, 1, 2, 5])))
     model = model_of(_max_pool(8, _case(kernel=[2, 3]), parameter([1, 1, 2, 5], name="x")))
-    report, _ = _edited_report(model, lambda t: t.replace('kernel="2, 3"', 'kernel="3, 3"'))
-    errors = [d for d in report if d.code == "input-dims"]
-    assert len(errors) == 1, report.to_text()
-    assert "(3 - 1) * 1 + 1 = 3 is larger than the padded data 2 + 0 + 0 = 2" in errors[0].message
+    report, _ = edited_report(model, lambda t: t.replace('kernel="2, 3"', 'kernel="3, 3"'))
+    error = diagnostic(report, "input-dims")
+    assert "(3 - 1) * 1 + 1 = 3 is larger than the padded data 2 + 0 + 0 = 2" in error.message
 
 
 def test_avg_pool_exclude_pad_with_pads_as_large_as_the_kernel_is_reported():
     case = _case(kernel=[2, 2], pads_begin=[2, 0], exclude_pad=True)
     check_rejected(lambda: _avg_pool(1, case, parameter([1, 1, 5, 5])))
     model = model_of(_avg_pool(1, dict(case, pads_begin=[1, 0]), parameter([1, 1, 5, 5], name="x")))
-    report, _ = _edited_report(model, lambda t: t.replace('pads_begin="1, 0"', 'pads_begin="2, 0"'))
+    report, _ = edited_report(model, lambda t: t.replace('pads_begin="1, 0"', 'pads_begin="2, 0"'))
     codes = [d.code for d in report if d.severity == "error"]
     assert "attribute-value" in codes, report.to_text()
     assert any("exclude-pad some windows hold only padding" in d.message for d in report)
@@ -369,21 +342,21 @@ def test_ceil_torch_before_version_14_is_reported():
     model = model_of(
         _max_pool(8, _case(kernel=[2, 2], rounding="ceil"), parameter([1, 1, 5, 5], name="x"))
     )
-    report, _ = _edited_report(model, lambda t: t.replace('"ceil"', '"ceil_torch"'))
-    errors = [d for d in report if d.code == "attribute-value"]
-    assert len(errors) == 1 and "ceil_torch" in errors[0].message, report.to_text()
+    report, _ = edited_report(model, lambda t: t.replace('"ceil"', '"ceil_torch"'))
+    error = diagnostic(report, "attribute-value")
+    assert "ceil_torch" in error.message, report.to_text()
 
 
 def test_max_pool_axis_out_of_range_is_reported():
     check_rejected(lambda: _max_pool(8, _case(kernel=[2, 2], axis=4), parameter([1, 1, 5, 5])))
     model = model_of(_max_pool(8, _case(kernel=[2, 2], axis=3), parameter([1, 1, 5, 5], name="x")))
-    report, _ = _edited_report(model, lambda t: t.replace('axis="3"', 'axis="4"'))
+    report, _ = edited_report(model, lambda t: t.replace('axis="3"', 'axis="4"'))
     assert [d.code for d in report if d.severity == "error"] == ["axis-range"], report.to_text()
 
 
 def test_avg_pool_misspelt_attribute_is_warned():
     model = model_of(_avg_pool(1, _case(kernel=[2, 2]), parameter([1, 1, 5, 5], name="x")))
-    report, _ = _edited_report(model, lambda t: t.replace("exclude-pad=", "exclude_pad="))
+    report, _ = edited_report(model, lambda t: t.replace("exclude-pad=", "exclude_pad="))
     warning = next(d for d in report if d.code == "unknown-attribute")
     assert warning.hint == "did you mean exclude-pad?"
     assert any(d.code == "missing-attribute" for d in report)
@@ -409,7 +382,7 @@ def test_window_values_openvino_refuses_are_reported_with_the_values(op, name, g
     check_rejected(lambda: build(bad, parameter([1, 1, 4, 4])))
     model = model_of(build(good, parameter([1, 1, 4, 4], name="x")))
     written = ", ".join(map(str, good))
-    report, _ = _edited_report(
+    report, _ = edited_report(
         model, lambda t: t.replace(f'{name}="{written}"', f'{name}="{",".join(map(str, bad))}"')
     )
     errors = [d for d in report if d.severity == "error"]

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 import openvino.opset1 as ops1
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from openvino.opset4.ops import range as range4
 
-import irrun
 from tests.helpers.ir_text import Net
 from tests.helpers.openvino_oracle import (
     check_rejected,
@@ -22,33 +19,25 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import built, diagnostic, op_settings, validated
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 NUMBERS = st.sampled_from([0, 1, 2, 3, 5, 10, -1, -3, -7, 0.5, 2.5, -2.5, 0.9, 1.1, 7.3])
 
 
-def _built(build):
-    try:
-        return build()
-    except RuntimeError:
-        assume(False)
-
-
-@SETTINGS
+@op_settings(40)
 @given(NUMBERS, NUMBERS, NUMBERS, st.sampled_from(["f32", "i64", "i32", "f16"]),
        st.sampled_from(["f32", "i64", "i32", "u8", "f16"]))  # fmt: skip
 def test_range4_shapes_match_openvino(start, stop, step, input_type, output_type):
     values = [constant(np.array(v), input_type) for v in (start, stop, step)]
-    node = _built(lambda: range4(*values, output_type))
+    node = built(lambda: range4(*values, output_type))
     check_shapes(node)
 
 
-@SETTINGS
+@op_settings(40)
 @given(NUMBERS, NUMBERS, NUMBERS, st.sampled_from(["f32", "i64", "i32"]))
 def test_range1_shapes_match_openvino(start, stop, step, etype):
     values = [constant(np.array(v), etype) for v in (start, stop, step)]
-    node = _built(lambda: ops1.range(*values))
+    node = built(lambda: ops1.range(*values))
     check_shapes(node)
 
 
@@ -110,35 +99,26 @@ def _net(op_version, data, values):
     return net
 
 
-def _validate(net, text=None):
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text or net.text())
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return irrun.load(f"{tmp}/m.xml").validate()
-
-
 @pytest.mark.parametrize("version", ["opset1", "opset4"])
 def test_range_zero_step_is_reported(version):
     zero = [constant(np.array(v)) for v in (0, 5, 0)]
     check_rejected(lambda: ops1.range(*zero) if version == "opset1" else range4(*zero, "i64"))
     data = None if version == "opset1" else {"output_type": "i64"}
-    (error,) = [d for d in _validate(_net(version, data, (0, 5, 0))).errors]
+    (error,) = [d for d in validated(_net(version, data, (0, 5, 0))).errors]
     assert error.code == "input-value" and "step is 0" in error.message
 
 
 def test_range1_mixed_types_are_reported():
     check_rejected(lambda: ops1.range(constant(np.array(0)), constant(np.array(5.0, np.float32)),
                                       constant(np.array(1))))  # fmt: skip
-    (error,) = [d for d in _validate(_net("opset1", None, (0, np.float32(5), 1))).errors]
+    (error,) = [d for d in validated(_net("opset1", None, (0, np.float32(5), 1))).errors]
     assert error.code == "input-type"
 
 
 def test_range4_unknown_attribute_is_warned():
     net = _net("opset4", {"output_type": "i64", "output_typ": "i32"}, (0, 5, 1))
-    warnings = [d for d in _validate(net) if d.code == "unknown-attribute"]
-    assert len(warnings) == 1 and "did you mean output_type?" in warnings[0].hint
+    warning = diagnostic(validated(net), "unknown-attribute")
+    assert "did you mean output_type?" in warning.hint
 
 
 @pytest.mark.parametrize(

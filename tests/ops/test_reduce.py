@@ -4,21 +4,18 @@ differs), partial values of shape arithmetic, and the diagnostics of invalid lay
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 import openvino as ov
 import openvino.opset1 as opset1
 import openvino.opset4 as opset4
 import openvino.opset8 as opset8
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import element_type, from_numpy_dtype
 from irrun.ops._values import elements_of
-from irrun.ops.base import OpContext, TensorInfo
+from irrun.ops.base import TensorInfo
 from irrun.ops.registry import resolve
 from irrun.shape import Dim, Shape
 from tests.helpers.ir_text import Net, line_of
@@ -31,6 +28,7 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import bare_op, op_settings, validated
 
 ARITHMETIC = {
     "ReduceSum": opset1.reduce_sum,
@@ -70,7 +68,7 @@ def _cases(draw):
     return name, shape, etype, keep, kind, axes, axes_type, param_axes
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@op_settings(40)
 @given(_cases())
 def test_shapes_match_openvino(case):
     name, shape, etype, keep, kind, axes, axes_type, param_axes = case
@@ -109,16 +107,9 @@ def test_axes_from_a_shape_subgraph_are_folded():
 
 # -- partial values ---------------------------------------------------------------------------
 def _infer(op_type, version, inputs, keep_dims=False):
-    class Layer:
-        id, name, data_line, type = 1, "r", None, op_type
-        attributes = {"keep_dims": "true" if keep_dims else "false"}
-        outputs = ()
-
-        @property
-        def inputs(self):
-            return [None, None]
-
-    op = resolve(op_type, None)(Layer(), OpContext())
+    attributes = {"keep_dims": "true" if keep_dims else "false"}
+    op = bare_op(resolve(op_type, None), attributes, id=1, name="r", type=op_type,
+                 inputs=[None, None])  # fmt: skip
     assert op.version == version
     return op.infer(inputs)
 
@@ -269,13 +260,7 @@ def test_empty_axes_reduce_nothing():
 
 # -- diagnostics ------------------------------------------------------------------------------
 def _validate(net):
-    text = net.text()
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text)
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return text, irrun.load(f"{tmp}/m.xml").validate()
+    return net.text(), validated(net)
 
 
 def _reduce_net(op_type, axes, shape="2,3,4", etype="f32", out_dims=(2, 4), data=None,

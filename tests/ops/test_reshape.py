@@ -9,10 +9,9 @@ import tempfile
 import numpy as np
 import openvino.opset13 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from tests.helpers.ir_text import Net, line_of
 from tests.helpers.openvino_oracle import (
     check_rejected,
@@ -23,50 +22,22 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import built, dim_text, op_settings, shape_text, validated
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
-
-
-@st.composite
-def dim_text(draw):
-    kind = draw(st.sampled_from(["static", "static", "static", "?", "interval", "low", "high"]))
-    size = draw(st.integers(0, 6))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    if kind == "low":
-        return f"{size}.."
-    if kind == "high":
-        return f"..{size + 1}"
-    return f"{size}..{size + draw(st.integers(1, 5))}"
+# static sizes 0 to 6 (three times as likely as each other kind of dim), [...] one time in 10
+SHAPE = shape_text(dim_text(st.integers(0, 6), static_weight=3), dynamic_rank=10)
 
 
-@st.composite
-def shape_text(draw):
-    if draw(st.integers(0, 9)) == 0:
-        return "[...]"
-    return "[" + ",".join(draw(st.lists(dim_text(), max_size=4))) + "]"
-
-
-def _built(build):
-    try:
-        return build()
-    except RuntimeError:
-        assume(False)
-
-
-@SETTINGS
+@op_settings(40)
 @given(
-    shape_text(),
+    SHAPE,
     st.lists(st.sampled_from([-1, 0, 1, 2, 3, 4, 6, 12, 24]), min_size=1, max_size=4),
     st.booleans(),
     st.sampled_from(["i64", "i32"]),
 )
 def test_reshape_shapes_match_openvino(shape, target, special_zero, index_type):
     x = parameter(shape, "f32", name="x")
-    node = _built(lambda: ops.reshape(x, constant(np.array(target), index_type), special_zero))
+    node = built(lambda: ops.reshape(x, constant(np.array(target), index_type), special_zero))
     _check(node)
 
 
@@ -78,8 +49,8 @@ def _check(node):
     check_shapes(node)
 
 
-@SETTINGS
-@given(shape_text(), shape_text(), st.data())
+@op_settings(40)
+@given(SHAPE, SHAPE, st.data())
 def test_reshape_of_shapeof_targets_matches_openvino(shape, other, data):
     """A target from ShapeOf of another (dynamic) input, its dims picked by Gather and joined
     with constants: a partial value."""
@@ -92,7 +63,7 @@ def test_reshape_of_shapeof_targets_matches_openvino(shape, other, data):
     special_zero = data.draw(st.booleans())
     dims = ops.gather(ops.shape_of(y), constant(np.array(picks), "i64"), constant(0, "i64"))
     target = ops.concat([dims, constant(np.array(extra, dtype=np.int64))], 0) if extra else dims
-    node = _built(lambda: ops.reshape(x, target, special_zero))
+    node = built(lambda: ops.reshape(x, target, special_zero))
     _check(node)
 
 
@@ -140,7 +111,7 @@ def test_reshape_scalar_target_is_reported():
     x = net.param("x", "1,1")
     t = net.const("target", np.array(1, np.int64))
     net.result(net.op("r", "Reshape", "opset1", {"special_zero": "false"}, [x, t], []))
-    (error,) = _validate(net).errors
+    (error,) = validated(net).errors
     assert error.code == "input-rank" and "must have rank 1, but its shape is []" in error.message
 
 
@@ -172,47 +143,38 @@ def _reshape_net(target, out_dims, special_zero="false", attribute="special_zero
     return net
 
 
-def _validate(net, text=None):
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text or net.text())
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return irrun.load(f"{tmp}/m.xml").validate()
-
-
 def test_reshape_two_minus_ones_are_reported():
     check_rejected(lambda: ops.reshape(parameter([2, 3, 4]), constant(np.array([-1, -1])), False))
     net = _reshape_net([-1, -1], [2, 12])
-    (error,) = _validate(net).errors
+    (error,) = validated(net).errors
     assert error.code == "input-value" and "-1 at both index 0 and index 1" in error.message
     assert error.line == line_of(net.text(), '<port id="1"', within="r")
 
 
 def test_reshape_count_mismatch_is_reported():
     check_rejected(lambda: ops.reshape(parameter([2, 3, 4]), constant(np.array([5, -1])), False))
-    (error,) = _validate(_reshape_net([5, -1], [5, 4])).errors
+    (error,) = validated(_reshape_net([5, -1], [5, 4])).errors
     assert error.code == "input-dims"
     assert "2*3*4 = 24 elements cannot be reshaped to [5,-1]" in error.message
     check_rejected(lambda: ops.reshape(parameter([2, 3, 4]), constant(np.array([5, 5])), False))
-    (error,) = _validate(_reshape_net([5, 5], [5, 5])).errors
+    (error,) = validated(_reshape_net([5, 5], [5, 5])).errors
     assert error.code == "input-dims"
     assert "2*3*4 = 24 elements cannot be reshaped to [5,5] (5*5 = 25 elements)" in error.message
 
 
 def test_reshape_bad_values_are_reported():
     check_rejected(lambda: ops.reshape(parameter([2, 3, 4]), constant(np.array([-2, 12])), False))
-    (error,) = _validate(_reshape_net([-2, 12], [2, 12])).errors
+    (error,) = validated(_reshape_net([-2, 12], [2, 12])).errors
     assert error.code == "input-value" and "has -2 at index 0" in error.message
     check_rejected(
         lambda: ops.reshape(parameter([2, 3, 4]), constant(np.array([24, 1, 1, 0])), True)
     )
-    (error,) = _validate(_reshape_net([24, 1, 1, 0], [24, 1, 1, 0], "true")).errors
+    (error,) = validated(_reshape_net([24, 1, 1, 0], [24, 1, 1, 0], "true")).errors
     assert error.code == "input-value" and "the input [2,3,4] has rank 3" in error.message
 
 
 def test_reshape_unknown_attribute_is_warned():
     net = _reshape_net([4, 6], [4, 6])
     text = net.text().replace('special_zero="false"', 'special_zero="false" special_zer="1"')
-    (warning,) = list(_validate(net, text))
+    (warning,) = list(validated(net, text))
     assert warning.code == "unknown-attribute" and "did you mean special_zero?" in warning.hint

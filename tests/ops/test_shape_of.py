@@ -3,16 +3,13 @@ against the CPU plugin, reported errors."""
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 import openvino.opset1 as ops1
 import openvino.opset3 as ops3
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import element_type
 from irrun.ops.base import TensorInfo
 from irrun.ops.shape_of import ShapeOf3
@@ -26,27 +23,21 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import bare_op, diagnostic, op_settings, shape_text, validated
 
-SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 DIMS = ["0", "1", "3", "?", "2..5", "..4", "3.."]
 
 
-@SETTINGS
-@given(st.one_of(st.just("[...]"), st.lists(st.sampled_from(DIMS), max_size=4).map(
-    lambda d: "[" + ",".join(d) + "]")), st.sampled_from(["v1", "i64", "i32"]))  # fmt: skip
+@op_settings(30)
+@given(shape_text(st.sampled_from(DIMS), dynamic_rank=2), st.sampled_from(["v1", "i64", "i32"]))
 def test_shape_of_shapes_match_openvino(shape, version):
     x = parameter(shape, "f32", name="x")
     node = ops1.shape_of(x) if version == "v1" else ops3.shape_of(x, version)
     check_shapes(node)
 
 
-class _Layer:
-    id, name, attributes, data_line, inputs, outputs = "1", "s", {}, None, [], []
-
-
 def test_shape_of_values():
-    op = ShapeOf3(_Layer(), irrun.ops.base.OpContext())
+    op = bare_op(ShapeOf3)
     (static,) = op.infer([TensorInfo(Shape.parse("2,0,3"), element_type("f32"))])
     assert static.value.tolist() == [2, 0, 3] and static.value.dtype == np.int64
     (partial,) = op.infer([TensorInfo(Shape.parse("2,?,1..4"), element_type("f32"))])
@@ -93,28 +84,19 @@ def test_shape_of_kernel_matches_openvino(output_type):
         np.testing.assert_array_equal(a, e)
 
 
-def _validate(net, text):
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text)
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return irrun.load(f"{tmp}/m.xml").validate()
-
-
 def test_shape_of_bad_output_type_is_reported():
     net = Net()
     x = net.param("x", "2,3")
     net.result(net.op("s", "ShapeOf", "opset3", {"output_type": "f32"}, [x], [2], "I64"))
-    errors = [d for d in _validate(net, net.text()).errors if d.code == "attribute-value"]
-    assert len(errors) == 1 and "output_type f32 is not allowed" in errors[0].message
+    error = diagnostic(validated(net, net.text()).errors, "attribute-value")
+    assert "output_type f32 is not allowed" in error.message
 
 
 def test_shape_of1_attribute_is_warned():
     net = Net()
     x = net.param("x", "2,3")
     net.result(net.op("s", "ShapeOf", "opset1", {"output_type": "i32"}, [x], [2], "I64"))
-    (warning,) = list(_validate(net, net.text()))
+    (warning,) = list(validated(net, net.text()))
     assert warning.code == "unknown-attribute" and "ShapeOf-3 and later" in warning.hint
 
 

@@ -3,19 +3,14 @@ CPU plugin, reported errors."""
 
 from __future__ import annotations
 
-import tempfile
-from types import SimpleNamespace
-
 import numpy as np
 import openvino.opset8 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import element_type
-from irrun.ops._values import elements_from_shape
-from irrun.ops.base import OpContext, TensorInfo
+from irrun.ops.base import TensorInfo
 from irrun.ops.registry import resolve
 from irrun.ops.slice import Slice
 from irrun.shape import Dim, Shape
@@ -29,32 +24,24 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import (
+    bare_op,
+    const_info,
+    dim_text,
+    op_settings,
+    shape_of_info,
+    validated,
+)
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 BIG = 2**63 - 1
+DIM = dim_text(st.integers(0, 7))  # a dim of size 0 to 7
 ENDS = [0, 1, 2, 3, 5, 7, -1, -2, -3, -6, -20, 20, BIG, -BIG - 1]
-
-
-@st.composite
-def dim_text(draw):
-    kind = draw(st.sampled_from(["static", "static", "?", "interval", "low", "high"]))
-    size = draw(st.integers(0, 7))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    if kind == "low":
-        return f"{size}.."
-    if kind == "high":
-        return f"..{size + 1}"
-    return f"{size}..{size + draw(st.integers(1, 5))}"
 
 
 @st.composite
 def slice_case(draw):
     rank = draw(st.integers(1, 4))
-    dims = [draw(dim_text()) for _ in range(rank)]
+    dims = [draw(DIM) for _ in range(rank)]
     count = draw(st.integers(1, rank))
     start = [draw(st.sampled_from(ENDS)) for _ in range(count)]
     stop = [draw(st.sampled_from(ENDS)) for _ in range(count)]
@@ -74,7 +61,7 @@ def _slice(data, start, stop, step, axes, etype="i64"):
     return ops.slice(*args)
 
 
-@SETTINGS
+@op_settings(40)
 @given(slice_case(), st.sampled_from(["i64", "i32"]))
 def test_slice_shapes_match_openvino(case, index_type):
     shape, start, stop, step, axes = case
@@ -119,20 +106,8 @@ def test_slice_with_bounds_from_shape_of(bounds, step):
                            constant([1, 2])))  # fmt: skip
 
 
-def _shape_of_info(shape_text, etype):
-    """What irrun's ShapeOf gives for a Parameter of ``shape_text``: its dims as elements."""
-    shape = Shape.parse(shape_text)
-    info = TensorInfo(Shape([shape.rank]), element_type(etype))
-    elements = elements_from_shape(shape)
-    if all(isinstance(e, int) for e in elements):
-        info.value = np.array(elements, dtype=element_type(etype).numpy_dtype)
-    else:
-        info.partial = elements
-    return info
-
-
-@SETTINGS
-@given(slice_case(), st.lists(dim_text(), min_size=4, max_size=4), st.booleans(),
+@op_settings(40)
+@given(slice_case(), st.lists(DIM, min_size=4, max_size=4), st.booleans(),
        st.sampled_from(["i64", "i32"]))  # fmt: skip
 def test_slice_bounds_from_shape_of_match_openvino(case, bound_dims, as_start, etype):
     """Start (or stop) computed by ShapeOf of a dynamic tensor: irrun's infer given that
@@ -153,36 +128,25 @@ def test_slice_bounds_from_shape_of_match_openvino(case, bound_dims, as_start, e
     except Exception:
         assume(False)
     infos = [TensorInfo(Shape.parse(shape), element_type("f32"))]
-    bound_info = _shape_of_info(bound_text, etype)
-    other = _const(stop if as_start else start, etype)
+    bound_info = shape_of_info(bound_text, etype)
+    other = const_info(stop if as_start else start, etype)
     infos += [bound_info, other] if as_start else [other, bound_info]
-    infos.append(_const(step))
+    infos.append(const_info(step))
     if axes is not None:
-        infos.append(_const(axes))
-    (out,) = _bare_op(Slice).infer(infos)
+        infos.append(const_info(axes))
+    (out,) = bare_op(Slice).infer(infos)
     assert str(out.shape) == str(node.get_output_partial_shape(0))
-
-
-def _bare_op(op_class):
-    layer = SimpleNamespace(attributes={}, id="1", name="s", inputs=[], outputs=[],
-                            data_line=None)  # fmt: skip
-    return op_class(layer, OpContext())
-
-
-def _const(values, etype="i64"):
-    array = np.array(values, dtype=element_type(etype).numpy_dtype)
-    return TensorInfo(Shape(array.shape), element_type(etype), value=array)
 
 
 def test_slice_of_a_partial_value_gives_the_sliced_elements():
     shape_of = TensorInfo(Shape([4]), element_type("i64"),
                           partial=(Dim(0, None), 3, Dim(2, 8), 5))  # fmt: skip
-    op = _bare_op(Slice)
-    (out,) = op.infer([shape_of, _const([0]), _const([2]), _const([1])])
+    op = bare_op(Slice)
+    (out,) = op.infer([shape_of, const_info([0]), const_info([2]), const_info([1])])
     assert str(out.shape) == "[2]" and out.partial == (Dim(0, None), 3)
-    (out,) = op.infer([shape_of, _const([-1]), _const([-BIG - 1]), _const([-2])])
+    (out,) = op.infer([shape_of, const_info([-1]), const_info([-BIG - 1]), const_info([-2])])
     assert str(out.shape) == "[2]" and out.value.tolist() == [5, 3]  # all known: a constant
-    (out,) = op.infer([shape_of, _const([1]), _const([2]), _const([1])])
+    (out,) = op.infer([shape_of, const_info([1]), const_info([2]), const_info([1])])
     assert out.value is not None and out.value.tolist() == [3]
     assert out.value.dtype == np.int64
 
@@ -212,15 +176,6 @@ def test_slice_matches_cpu_plugin(case, etype):
     np.testing.assert_array_equal(got, expected)
 
 
-def _validate(text, blob, folder):
-    path = f"{folder}/m.xml"
-    with open(path, "w") as f:
-        f.write(text)
-    with open(f"{folder}/m.bin", "wb") as f:
-        f.write(bytes(blob))
-    return irrun.load(path).validate()
-
-
 def _slice_net(step, axes=None, out_dims=(4, 3)):
     net = Net()
     x = net.param("x", "4,6")
@@ -236,8 +191,7 @@ def test_slice_zero_step_is_reported():
     check_rejected(lambda: _slice(parameter([4, 6]), [0, 0], [4, 6], [1, 0], None))
     net = _slice_net([1, 0])
     text = net.text()
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(text, net.blob, tmp)
+    report = validated(net, text)
     (error,) = report.errors
     assert error.code == "input-value" and "step 1 (for axis 1) is 0 in [1, 0]" in error.message
 
@@ -246,8 +200,7 @@ def test_slice_repeated_axis_is_reported():
     check_rejected(lambda: _slice(parameter([4, 6]), [0, 0], [4, 6], [1, 1], [1, -1]))
     net = _slice_net([1, 2], [1, -1])
     text = net.text()
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(text, net.blob, tmp)
+    report = validated(net, text)
     (error,) = report.errors
     assert error.code == "axis-range" and "axis -1 is given twice" in error.message
     assert error.line == line_of(text, '<port id="4"', within="s")
@@ -256,8 +209,7 @@ def test_slice_repeated_axis_is_reported():
 def test_slice_unknown_attribute_is_warned():
     net = _slice_net([1, 2], out_dims=(4, 3))
     text = net.text().replace('version="opset8">', 'version="opset8">\n      <data axis="1"/>', 1)
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(text, net.blob, tmp)
+    report = validated(net, text)
     (warning,) = list(report)
     assert warning.code == "unknown-attribute" and "axis='1'" in warning.message
 

@@ -3,18 +3,14 @@ against the CPU plugin, reported errors."""
 
 from __future__ import annotations
 
-import tempfile
-from types import SimpleNamespace
-
 import numpy as np
 import openvino.opset1 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import element_type
-from irrun.ops.base import OpContext, TensorInfo
+from irrun.ops.base import TensorInfo
 from irrun.ops.split import Split
 from irrun.ops.variadic_split import VariadicSplit
 from irrun.shape import Dim, Shape
@@ -28,35 +24,22 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import (
+    bare_op,
+    const_info,
+    dim_text,
+    op_settings,
+    shape_text,
+    validated,
+)
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
-
-
-@st.composite
-def dim_text(draw):
-    kind = draw(st.sampled_from(["static", "static", "?", "interval", "low", "high"]))
-    size = draw(st.sampled_from([0, 1, 2, 3, 4, 6, 8, 12, 41, 82, 100]))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    if kind == "low":
-        return f"{size}.."
-    if kind == "high":
-        return f"..{size + 1}"
-    return f"{size}..{size + draw(st.integers(1, 50))}"
+# at least one dim, sizes up to 100 and wide intervals (for splits into up to 41 pieces)
+SIZES = st.sampled_from([0, 1, 2, 3, 4, 6, 8, 12, 41, 82, 100])
+SHAPE = shape_text(dim_text(SIZES, max_width=50), min_rank=1)
 
 
-@st.composite
-def shape_text(draw):
-    if draw(st.integers(0, 8)) == 0:
-        return "[...]"
-    return "[" + ",".join(draw(st.lists(dim_text(), min_size=1, max_size=4))) + "]"
-
-
-@SETTINGS
-@given(shape_text(), st.integers(-4, 3), st.sampled_from([1, 2, 3, 4, 41]), st.booleans())
+@op_settings(40)
+@given(SHAPE, st.integers(-4, 3), st.sampled_from([1, 2, 3, 4, 41]), st.booleans())
 def test_split_shapes_match_openvino(shape, axis, num_splits, known_axis):
     data = parameter(shape, "f32", name="x")
     axis_input = constant(np.int64(axis)) if known_axis else parameter("[]", "i64", name="a")
@@ -80,8 +63,8 @@ def lengths_for(draw, size):
     return lengths
 
 
-@SETTINGS
-@given(shape_text(), st.integers(-4, 3), st.data(), st.sampled_from(["const", "axis", "lengths"]))
+@op_settings(40)
+@given(SHAPE, st.integers(-4, 3), st.data(), st.sampled_from(["const", "axis", "lengths"]))
 def test_variadic_split_shapes_match_openvino(shape, axis, data, unknown):
     parsed = Shape.parse(shape.strip("[]"))
     size = 6
@@ -101,23 +84,16 @@ def test_variadic_split_shapes_match_openvino(shape, axis, data, unknown):
     check_shapes(node, allow_warnings=True)
 
 
-def _bare_op(op_class, attributes=None):
-    layer = SimpleNamespace(attributes=attributes or {}, id="1", name="s", inputs=[],
-                            outputs=[None] * 3, data_line=None)  # fmt: skip
-    return op_class(layer, OpContext())
-
-
-def _const(values, etype="i64"):
-    array = np.array(values, dtype=element_type(etype).numpy_dtype)
-    return TensorInfo(Shape(array.shape), element_type(etype), value=array)
+def _op(op_class, attributes=None):
+    return bare_op(op_class, attributes, outputs=[None] * 3)
 
 
 def test_split_of_constants_gives_every_piece_its_value():
-    data = _const(np.arange(12).reshape(2, 6), "i32")
-    outputs = _bare_op(Split, {"num_splits": "3"}).infer([data, _const(1)])
+    data = const_info(np.arange(12).reshape(2, 6), "i32")
+    outputs = _op(Split, {"num_splits": "3"}).infer([data, const_info(1)])
     assert [o.value.tolist() for o in outputs] == [[[0, 1], [6, 7]], [[2, 3], [8, 9]],
                                                    [[4, 5], [10, 11]]]  # fmt: skip
-    outputs = _bare_op(VariadicSplit).infer([data, _const(-1), _const([1, -1, 0])])
+    outputs = _op(VariadicSplit).infer([data, const_info(-1), const_info([1, -1, 0])])
     assert [o.value.tolist() for o in outputs] == [[[0], [6]], [[1, 2, 3, 4, 5],
                                                    [7, 8, 9, 10, 11]], [[], []]]  # fmt: skip
 
@@ -125,9 +101,9 @@ def test_split_of_constants_gives_every_piece_its_value():
 def test_split_of_a_partial_value_gives_partial_pieces():
     shape_of = TensorInfo(Shape([4]), element_type("i64"),
                           partial=(Dim(0, None), 3, Dim(2, 8), 5))  # fmt: skip
-    first, second = _bare_op(Split, {"num_splits": "2"}).infer([shape_of, _const(0)])
+    first, second = _op(Split, {"num_splits": "2"}).infer([shape_of, const_info(0)])
     assert first.partial == (Dim(0, None), 3) and second.partial == (Dim(2, 8), 5)
-    pieces = _bare_op(VariadicSplit).infer([shape_of, _const(0), _const([1, -1, 1])])
+    pieces = _op(VariadicSplit).infer([shape_of, const_info(0), const_info([1, -1, 1])])
     assert pieces[0].partial == (Dim(0, None),) and pieces[1].partial == (3, Dim(2, 8))
     assert pieces[2].value.tolist() == [5] and str(pieces[2].shape) == "[1]"
 
@@ -166,14 +142,6 @@ def test_variadic_split_matches_cpu_plugin(shape, axis, lengths, etype):
         np.testing.assert_array_equal(a, b)
 
 
-def _validate(net, folder):
-    with open(f"{folder}/m.xml", "w") as f:
-        f.write(net.text())
-    with open(f"{folder}/m.bin", "wb") as f:
-        f.write(bytes(net.blob))
-    return irrun.load(f"{folder}/m.xml").validate()
-
-
 def _split_net(op_type, data, extra, outputs):
     net = Net()
     inputs = [net.param("x", "7,4"), *[net.const(name, value) for name, value in extra]]
@@ -191,8 +159,7 @@ def _split_net(op_type, data, extra, outputs):
 def test_split_indivisible_dimension_is_reported():
     check_rejected(lambda: ops.split(parameter([7, 4]), constant(np.int64(0)), 3))
     net = _split_net("Split", {"num_splits": "3"}, [("axis", np.int64(0))], [[2, 4]] * 3)
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net, tmp)
+    report = validated(net)
     (error,) = report.errors
     assert error.code == "input-dims"
     assert "has size 7, which 3 splits cannot divide evenly: 7 = 2 * 3 + 1" in error.message
@@ -204,8 +171,7 @@ def test_variadic_split_sum_mismatch_is_reported():
                                               constant(np.array([2, 3]))))  # fmt: skip
     net = _split_net("VariadicSplit", None, [("axis", np.int64(0)), ("lengths", np.array([2, 3]))],
                      [[2, 4], [3, 4]])  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net, tmp)
+    report = validated(net)
     (error,) = report.errors
     assert error.code == "input-value"
     assert "split_lengths [2, 3] add up to 2 + 3 = 5, but axis 0 of data [7,4] has size 7" in (
@@ -219,8 +185,7 @@ def test_variadic_split_two_rests_are_reported():
     net = _split_net("VariadicSplit", None, [("axis", np.int64(0)),
                                              ("lengths", np.array([-1, -1]))],
                      [[3, 4], [4, 4]])  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net, tmp)
+    report = validated(net)
     (error,) = report.errors
     assert error.code == "input-value" and "has -1 at 0 and at 1" in error.message
 
@@ -228,12 +193,10 @@ def test_variadic_split_two_rests_are_reported():
 def test_split_zero_num_splits_and_misspelt_attribute_are_reported():
     check_rejected(lambda: ops.split(parameter([7, 4]), constant(np.int64(0)), 0))
     net = _split_net("Split", {"num_splits": "0"}, [("axis", np.int64(0))], [[7, 4]])
-    with tempfile.TemporaryDirectory() as tmp:
-        (error,) = _validate(net, tmp).errors
+    (error,) = validated(net).errors
     assert error.code == "attribute-value"
     assert "num_splits is 0; it must be at least 1" in error.message
     net = _split_net("Split", {"num_splits": "1", "num_split": "1"}, [("axis", np.int64(0))],
                      [[7, 4]])  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        (warning,) = list(_validate(net, tmp))
+    (warning,) = list(validated(net))
     assert warning.code == "unknown-attribute" and warning.hint == "did you mean num_splits?"

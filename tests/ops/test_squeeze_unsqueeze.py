@@ -3,16 +3,13 @@ dynamic dims), partial values, the kernels against the CPU plugin, reported erro
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 import openvino.opset1 as ops1
 import openvino.opset15 as ops15
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from tests.helpers.ir_text import Net, line_of
 from tests.helpers.openvino_oracle import (
     check_rejected,
@@ -23,28 +20,14 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import built, op_settings, shape_text, validated
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
-
-
-@st.composite
-def shape_text(draw):
-    if draw(st.integers(0, 9)) == 0:
-        return "[...]"
-    choices = ["1", "1", "2", "3", "?", "0..2", "1..3", "2..5", "..1", "0"]
-    return "[" + ",".join(draw(st.lists(st.sampled_from(choices), max_size=4))) + "]"
+DIMS = st.sampled_from(["1", "1", "2", "3", "?", "0..2", "1..3", "2..5", "..1", "0"])
+SHAPE = shape_text(DIMS, dynamic_rank=10)
 
 
-def _built(build):
-    try:
-        return build()
-    except RuntimeError:
-        assume(False)
-
-
-@SETTINGS
-@given(shape_text(), st.lists(st.integers(-4, 3), max_size=3), st.booleans(),
+@op_settings(40)
+@given(SHAPE, st.lists(st.integers(-4, 3), max_size=3), st.booleans(),
        st.sampled_from(["v1", "v15", "v15-skip"]))  # fmt: skip
 def test_squeeze_shapes_match_openvino(shape, axes, scalar_axis, version):
     x = parameter(shape, "f32", name="x")
@@ -54,17 +37,17 @@ def test_squeeze_shapes_match_openvino(shape, axes, scalar_axis, version):
         assume(value.size > 0)
         args.append(constant(value, "i64"))
     if version == "v1":
-        node = _built(lambda: ops1.squeeze(*args) if len(args) == 2 else ops15.squeeze(x))
+        node = built(lambda: ops1.squeeze(*args) if len(args) == 2 else ops15.squeeze(x))
     else:
-        node = _built(lambda: ops15.squeeze(*args, allow_axis_skip=version == "v15-skip"))
+        node = built(lambda: ops15.squeeze(*args, allow_axis_skip=version == "v15-skip"))
     check_shapes(node)
 
 
-@SETTINGS
-@given(shape_text(), st.lists(st.integers(-5, 4), min_size=1, max_size=3))
+@op_settings(40)
+@given(SHAPE, st.lists(st.integers(-5, 4), min_size=1, max_size=3))
 def test_unsqueeze_shapes_match_openvino(shape, axes):
     x = parameter(shape, "f32", name="x")
-    node = _built(lambda: ops1.unsqueeze(x, constant(np.array(axes, np.int64))))
+    node = built(lambda: ops1.unsqueeze(x, constant(np.array(axes, np.int64))))
     check_shapes(node)
 
 
@@ -110,22 +93,13 @@ def test_squeeze_unsqueeze_kernels_match_openvino(etype):
         np.testing.assert_array_equal(a, e)
 
 
-def _validate(net, text=None):
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text or net.text())
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return irrun.load(f"{tmp}/m.xml").validate()
-
-
 def test_squeeze_axis_out_of_range_is_reported():
     check_rejected(lambda: ops1.squeeze(parameter([1, 3]), constant(np.array([2], np.int64))))
     net = Net()
     x = net.param("x", "1,3")
     net.result(net.op("s", "Squeeze", "opset1", None, [x, net.const("a", np.array([2]))], [3]))
     text = net.text()
-    (error,) = _validate(net).errors
+    (error,) = validated(net).errors
     assert error.code == "axis-range" and "axis 2 is out of the range [-2, 1]" in error.message
     assert error.line == line_of(text, '<port id="1"', within="s")
 
@@ -136,7 +110,7 @@ def test_unsqueeze_axis_out_of_range_is_reported():
     x = net.param("x", "2,3")
     net.result(net.op("u", "Unsqueeze", "opset1", None, [x, net.const("a", np.array([3]))],
                       [2, 3, 1]))  # fmt: skip
-    (error,) = _validate(net).errors
+    (error,) = validated(net).errors
     assert error.code == "axis-range" and "axis 3 is out of the range [-3, 2]" in error.message
 
 
@@ -145,7 +119,7 @@ def test_squeeze15_unknown_attribute_is_warned():
     x = net.param("x", "1,3")
     net.result(net.op("s", "Squeeze", "opset15", {"allow_axis_skp": "true"},
                       [x, net.const("a", np.array([0]))], [3]))  # fmt: skip
-    (warning,) = list(_validate(net))
+    (warning,) = list(validated(net))
     assert warning.code == "unknown-attribute" and "did you mean allow_axis_skip?" in warning.hint
 
 

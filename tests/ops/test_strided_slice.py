@@ -4,18 +4,16 @@ partial values, kernel against the CPU plugin, reported errors."""
 from __future__ import annotations
 
 import tempfile
-from types import SimpleNamespace
 
 import numpy as np
 import openvino.opset1 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import irrun
 from irrun.element_types import element_type
-from irrun.ops._values import elements_from_shape
-from irrun.ops.base import OpContext, TensorInfo
+from irrun.ops.base import TensorInfo
 from irrun.ops.strided_slice import StridedSlice
 from irrun.shape import Dim, Shape
 from tests.helpers.ir_text import Net
@@ -28,32 +26,24 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import (
+    bare_op,
+    const_info,
+    dim_text,
+    op_settings,
+    shape_of_info,
+    validated,
+)
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 BIG = 2**63 - 1
+DIM = dim_text(st.integers(0, 7))  # a dim of size 0 to 7
 ENDS = [0, 1, 2, 3, 5, -1, -2, -3, -7, -20, 20, BIG, -BIG - 1]
-
-
-@st.composite
-def dim_text(draw):
-    kind = draw(st.sampled_from(["static", "static", "?", "interval", "low", "high"]))
-    size = draw(st.integers(0, 7))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    if kind == "low":
-        return f"{size}.."
-    if kind == "high":
-        return f"..{size + 1}"
-    return f"{size}..{size + draw(st.integers(1, 5))}"
 
 
 @st.composite
 def strided_case(draw):
     rank = draw(st.integers(1, 4))
-    dims = [draw(dim_text()) for _ in range(rank)]
+    dims = [draw(DIM) for _ in range(rank)]
     count = draw(st.integers(1, rank + 2))
     begin = [draw(st.sampled_from(ENDS)) for _ in range(count)]
     end = [draw(st.sampled_from(ENDS)) for _ in range(count)]
@@ -80,7 +70,7 @@ def _strided(data, begin, end, stride, masks, etype="i64"):
                              *masks)  # fmt: skip
 
 
-@SETTINGS
+@op_settings(40)
 @given(strided_case())
 def test_strided_slice_shapes_match_openvino(case):
     shape, begin, end, stride, masks = case
@@ -96,29 +86,11 @@ def test_strided_slice_shapes_match_openvino(case):
 def _bare_op(masks):
     names = ("begin_mask", "end_mask", "new_axis_mask", "shrink_axis_mask", "ellipsis_mask")
     attributes = {n: ",".join(map(str, m)) for n, m in zip(names, masks)}
-    layer = SimpleNamespace(attributes=attributes, id="1", name="s", inputs=[], outputs=[],
-                            data_line=None)  # fmt: skip
-    return StridedSlice(layer, OpContext())
+    return bare_op(StridedSlice, attributes)
 
 
-def _const(values, etype="i64"):
-    array = np.array(values, dtype=element_type(etype).numpy_dtype)
-    return TensorInfo(Shape(array.shape), element_type(etype), value=array)
-
-
-def _shape_of_info(shape_text, etype):
-    shape = Shape.parse(shape_text)
-    info = TensorInfo(Shape([shape.rank]), element_type(etype))
-    elements = elements_from_shape(shape)
-    if all(isinstance(e, int) for e in elements):
-        info.value = np.array(elements, dtype=element_type(etype).numpy_dtype)
-    else:
-        info.partial = elements
-    return info
-
-
-@SETTINGS
-@given(strided_case(), st.lists(dim_text(), min_size=6, max_size=6), st.booleans(),
+@op_settings(40)
+@given(strided_case(), st.lists(DIM, min_size=6, max_size=6), st.booleans(),
        st.sampled_from(["i64", "i32"]))  # fmt: skip
 def test_strided_slice_bounds_from_shape_of_match_openvino(case, bound_dims, as_begin, etype):
     """Begin (or end) computed by ShapeOf of a dynamic tensor: irrun's infer given that
@@ -137,11 +109,11 @@ def test_strided_slice_bounds_from_shape_of_match_openvino(case, bound_dims, as_
                                  constant(np.array(stride)), *masks)  # fmt: skip
     except Exception:
         assume(False)
-    bound_info = _shape_of_info(bound_text, etype)
-    other_info = _const(end if as_begin else begin, etype)
+    bound_info = shape_of_info(bound_text, etype)
+    other_info = const_info(end if as_begin else begin, etype)
     infos = [TensorInfo(Shape.parse(shape), element_type("f32"))]
     infos += [bound_info, other_info] if as_begin else [other_info, bound_info]
-    infos.append(_const(stride))
+    infos.append(const_info(stride))
     (out,) = _bare_op(masks).infer(infos)
     assert str(out.shape) == str(node.get_output_partial_shape(0))
 
@@ -154,7 +126,7 @@ def test_strided_slice_without_strides_and_with_unknown_inputs():
              "ellipsis_mask": ""}  # fmt: skip
     net.result(net.op("s", "StridedSlice", "opset1", masks, [x, begin, end], [4, -1, 4]))
     with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net.text(), net.blob, tmp)
+        report = validated(net, folder=tmp)
         assert not list(report), report.to_text()
         loaded = irrun.load(f"{tmp}/m.xml")
         loaded.validate()
@@ -174,11 +146,17 @@ def test_strided_slice_without_strides_and_with_unknown_inputs():
 def test_strided_slice_of_a_partial_value_gives_the_picked_elements():
     shape_of = TensorInfo(Shape([4]), element_type("i64"),
                           partial=(Dim(0, None), 3, Dim(2, 8), 5))  # fmt: skip
-    (out,) = _bare_op([[1], [0]]).infer([shape_of, _const([0]), _const([-1]), _const([2])])
+    (out,) = _bare_op([[1], [0]]).infer(
+        [shape_of, const_info([0]), const_info([-1]), const_info([2])]
+    )
     assert str(out.shape) == "[2]" and out.partial == (Dim(0, None), Dim(2, 8))
-    (out,) = _bare_op([[0], [0], [0], [1]]).infer([shape_of, _const([2]), _const([3]), _const([1])])
+    (out,) = _bare_op([[0], [0], [0], [1]]).infer(
+        [shape_of, const_info([2]), const_info([3]), const_info([1])]
+    )
     assert str(out.shape) == "[]" and out.partial == (Dim(2, 8),)
-    (out,) = _bare_op([[0], [1]]).infer([shape_of, _const([-1]), _const([0]), _const([-2])])
+    (out,) = _bare_op([[0], [1]]).infer(
+        [shape_of, const_info([-1]), const_info([0]), const_info([-2])]
+    )
     assert out.value.tolist() == [5, 3]
 
 
@@ -227,15 +205,6 @@ def test_strided_slice_new_and_shrink_axes_together_follow_the_spec():
     np.testing.assert_array_equal(got, data[None, 2, :])
 
 
-def _validate(text, blob, folder):
-    path = f"{folder}/m.xml"
-    with open(path, "w") as f:
-        f.write(text)
-    with open(f"{folder}/m.bin", "wb") as f:
-        f.write(bytes(blob))
-    return irrun.load(path).validate()
-
-
 def _net(masks, stride=(1, 1), begin=(0, 0), out_dims=(2, 3)):
     net = Net()
     x = net.param("x", "4,6")
@@ -263,8 +232,7 @@ def test_strided_slice_bad_masks_are_reported(change, code, fragment):
     _strided(parameter([4, 6]), [0, 0], [2, 3], [1, 1], masks)  # the plain one is accepted
     check_rejected(lambda: _strided(parameter([4, 6]), [0, 0], [2, 3], [1, 1], changed))
     net = _net({**PLAIN, **change})
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net.text(), net.blob, tmp)
+    report = validated(net)
     (error,) = report.errors
     assert error.code == code and fragment in error.message
     assert (
@@ -279,8 +247,7 @@ def test_strided_slice_bad_masks_are_reported(change, code, fragment):
 def test_strided_slice_zero_stride_is_reported():
     check_rejected(lambda: _strided(parameter([4, 6]), [0, 0], [2, 3], [1, 0], [[0, 0], [0, 0]]))
     net = _net(PLAIN, stride=(1, 0))
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net.text(), net.blob, tmp)
+    report = validated(net)
     (error,) = report.errors
     assert error.code == "input-value" and "stride 1 is 0 in [1, 0]" in error.message
 
@@ -289,7 +256,7 @@ def test_strided_slice_shrink_out_of_range_is_warned_and_not_run():
     masks = {**PLAIN, "shrink_axis_mask": "1,0"}
     net = _net(masks, begin=(7, 0), out_dims=(3,))
     with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net.text(), net.blob, tmp)
+        report = validated(net, folder=tmp)
         (warning,) = list(report)
         assert warning.code == "index-range" and "takes element 7" in warning.message
         with pytest.raises(irrun.errors.IRError, match="takes element 7"):
@@ -298,8 +265,7 @@ def test_strided_slice_shrink_out_of_range_is_warned_and_not_run():
 
 def test_strided_slice_misspelt_mask_is_warned():
     net = _net({**PLAIN, "shrink_mask": "0,0"})
-    with tempfile.TemporaryDirectory() as tmp:
-        report = _validate(net.text(), net.blob, tmp)
+    report = validated(net)
     (warning,) = list(report)
     assert warning.code == "unknown-attribute"
     assert warning.hint == "did you mean shrink_axis_mask?"

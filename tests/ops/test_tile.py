@@ -3,19 +3,14 @@ against the CPU plugin, reported errors."""
 
 from __future__ import annotations
 
-import tempfile
-from types import SimpleNamespace
-
 import numpy as np
 import openvino.opset1 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from irrun.element_types import element_type
-from irrun.ops._values import elements_from_shape
-from irrun.ops.base import OpContext, TensorInfo
+from irrun.ops.base import TensorInfo
 from irrun.ops.tile import Tile
 from irrun.shape import Shape
 from tests.helpers.ir_text import Net, line_of
@@ -28,35 +23,20 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import (
+    bare_op,
+    dim_text,
+    op_settings,
+    shape_of_info,
+    shape_text,
+    validated,
+)
 
-SETTINGS = settings(max_examples=40, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
-
-
-@st.composite
-def dim_text(draw):
-    kind = draw(st.sampled_from(["static", "static", "?", "interval", "low", "high"]))
-    size = draw(st.integers(0, 6))
-    if kind == "static":
-        return str(size)
-    if kind == "?":
-        return "?"
-    if kind == "low":
-        return f"{size}.."
-    if kind == "high":
-        return f"..{size + 1}"
-    return f"{size}..{size + draw(st.integers(1, 5))}"
+DIM = dim_text(st.integers(0, 6))  # a dim of size 0 to 6
 
 
-@st.composite
-def shape_text(draw, max_rank=4):
-    if draw(st.integers(0, 8)) == 0:
-        return "[...]"
-    return "[" + ",".join(draw(st.lists(dim_text(), max_size=max_rank))) + "]"
-
-
-@SETTINGS
-@given(shape_text(), st.lists(st.integers(-2, 4), max_size=5),
+@op_settings(40)
+@given(shape_text(DIM), st.lists(st.integers(-2, 4), max_size=5),
        st.sampled_from(["i64", "i32", "u8"]))  # fmt: skip
 def test_tile_shapes_match_openvino(shape, repeats, etype):
     assume(repeats or etype != "u8")
@@ -78,8 +58,8 @@ def test_tile_with_unknown_repeats():
     check_shapes(ops.tile(parameter("[...]", name="y"), constant([2, 2])))
 
 
-@SETTINGS
-@given(shape_text(), shape_text(max_rank=5))
+@op_settings(40)
+@given(shape_text(DIM), shape_text(DIM, max_rank=5))
 def test_tile_repeats_from_shape_of_match_openvino(shape, repeats_shape):
     """Repeats computed by ShapeOf of a dynamic tensor: irrun's infer given that partial value
     (what ShapeOf gives) against OpenVINO's bound evaluation."""
@@ -89,16 +69,9 @@ def test_tile_repeats_from_shape_of_match_openvino(shape, repeats_shape):
     node = ops.tile(parameter(shape, name="x"),
                     opset3.shape_of(parameter(repeats_shape, name="y")))  # fmt: skip
     parsed = Shape.parse(repeats_shape.strip("[]"))
-    repeats = TensorInfo(Shape([parsed.rank]), element_type("i64"))
-    elements = elements_from_shape(parsed)
-    if all(isinstance(e, int) for e in elements):
-        repeats.value = np.array(elements, dtype=np.int64)
-    else:
-        repeats.partial = elements
-    layer = SimpleNamespace(attributes={}, id="1", name="t", inputs=[], outputs=[],
-                            data_line=None)  # fmt: skip
+    repeats = shape_of_info(parsed)
     data = TensorInfo(Shape.parse(shape.strip("[]")), element_type("f32"))
-    (out,) = Tile(layer, OpContext()).infer([data, repeats])
+    (out,) = bare_op(Tile, name="t").infer([data, repeats])
     assert str(out.shape) == str(node.get_output_partial_shape(0))
 
 
@@ -124,30 +97,24 @@ def _tile_net(repeats, data=None):
     return net
 
 
-def _validate(net, folder):
-    with open(f"{folder}/m.xml", "w") as f:
-        f.write(net.text())
-    with open(f"{folder}/m.bin", "wb") as f:
-        f.write(bytes(net.blob))
-    return irrun.load(f"{folder}/m.xml").validate()
-
-
 def test_tile_scalar_and_float_repeats_are_reported():
     check_rejected(lambda: ops.tile(parameter([2, 3]), constant(np.int64(2))))
     check_rejected(lambda: ops.tile(parameter([2, 3]), constant(np.array([2.0], np.float32))))
     for repeats, code, fragment in [
         (np.int64(2), "input-rank", "repeats must be 1-D, but its shape is []"),
-        (np.array([2.0, 1.0], np.float32), "index-type", "must be an integer tensor, but input 1 is f32"),
+        (
+            np.array([2.0, 1.0], np.float32),
+            "index-type",
+            "must be an integer tensor, but input 1 is f32",
+        ),
     ]:
         net = _tile_net(repeats)
-        with tempfile.TemporaryDirectory() as tmp:
-            (error,) = _validate(net, tmp).errors
+        (error,) = validated(net).errors
         assert error.code == code and fragment in error.message
         assert error.line == line_of(net.text(), '<port id="1"', within="t")
 
 
 def test_tile_unknown_attribute_is_warned():
     net = _tile_net(np.array([2, 1]), data={"repeats": "2,1"})
-    with tempfile.TemporaryDirectory() as tmp:
-        (warning,) = list(_validate(net, tmp))
+    (warning,) = list(validated(net))
     assert warning.code == "unknown-attribute" and "Tile-1 has no attributes" in warning.hint

@@ -3,15 +3,12 @@ the CPU plugin, reported errors."""
 
 from __future__ import annotations
 
-import tempfile
-
 import numpy as np
 import openvino.opset1 as ops
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-import irrun
 from tests.helpers.ir_text import Net, line_of
 from tests.helpers.openvino_oracle import (
     check_rejected,
@@ -22,13 +19,12 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
+from tests.helpers.strategies import op_settings, validated
 
-SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 DIMS = ["1", "2", "3", "?", "2..5", "..4", "3.."]
 
 
-@SETTINGS
+@op_settings(30)
 @given(st.lists(st.sampled_from(DIMS), max_size=4), st.data())
 def test_transpose_shapes_match_openvino(dims, data):
     x = parameter("[" + ",".join(dims) + "]", "f32", name="x")
@@ -43,7 +39,7 @@ def test_transpose_empty_order_reverses():
     x = net.param("x", "2,?,4")
     net.result(net.op("t", "Transpose", "opset1", None,
                       [x, net.const("o", np.zeros(0, np.int64))], [4, -1, 2]))  # fmt: skip
-    report = _validate(net)
+    report = validated(net)
     assert not list(report), report.to_text()
 
 
@@ -85,26 +81,17 @@ def _net(order, out_dims):
     return net
 
 
-def _validate(net, text=None):
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(f"{tmp}/m.xml", "w") as f:
-            f.write(text or net.text())
-        with open(f"{tmp}/m.bin", "wb") as f:
-            f.write(bytes(net.blob))
-        return irrun.load(f"{tmp}/m.xml").validate()
-
-
 def test_transpose_bad_orders_are_reported():
     check_rejected(lambda: ops.transpose(parameter([2, 3, 4]), constant(np.array([0, 0, 1]))))
     net = _net([0, 0, 1], [2, 2, 3])
-    (error,) = _validate(net).errors
+    (error,) = validated(net).errors
     assert error.code == "input-value" and "[0, 0, 1] is not a permutation of 0..2" in error.message
     assert error.line == line_of(net.text(), '<port id="1"', within="t")
     check_rejected(lambda: ops.transpose(parameter([2, 3, 4]), constant(np.array([-1, 0, 1]))))
-    (error,) = _validate(_net([-1, 0, 1], [4, 2, 3])).errors
+    (error,) = validated(_net([-1, 0, 1], [4, 2, 3])).errors
     assert error.code == "input-value"
     check_rejected(lambda: ops.transpose(parameter([2, 3, 4]), constant(np.array([1, 0]))))
-    (error,) = _validate(_net([1, 0], [3, 2])).errors
+    (error,) = validated(_net([1, 0], [3, 2])).errors
     assert error.code == "input-dims" and "order has 2 elements, but the input" in error.message
 
 
@@ -113,5 +100,5 @@ def test_transpose_unknown_attribute_is_warned():
     text = net.text().replace(
         'type="Transpose" version="opset1">', 'type="Transpose" version="opset1">\n<data ordr="1"/>'
     )
-    (warning,) = list(_validate(net, text))
+    (warning,) = list(validated(net, text))
     assert warning.code == "unknown-attribute" and "Transpose-1 has no attributes" in warning.hint
