@@ -4,4 +4,6 @@
 - :mod:`tests.helpers.cli`: run the ``irrun`` command in-process or in a fresh interpreter.
 - :mod:`tests.helpers.ir_text`: write IR XML text, find lines in it, edit it.
 - :mod:`tests.helpers.openvino_oracle`: OpenVINO as the oracle for op tests.
+- :mod:`tests.helpers.strategies`: hypothesis strategies for partial shapes, and small helpers
+  the op tests share (a bare op, a validated net, one diagnostic of a report).
 """
