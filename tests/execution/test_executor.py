@@ -155,14 +155,15 @@ def test_gather7_out_of_range_is_an_error_naming_index_and_layer(tmp_path):
 
 
 def test_unsupported_ops_are_all_listed_before_running(tmp_path):
-    # Two ops irrun has no kernel for yet (Einsum-7, CumSum-3).
-    x = param([2])
-    einsum = opset7.einsum([x, x], "i,i->i")
-    cumsum = opset3.cumsum(einsum, np.int64(0))
-    model = save(tmp_path, [opset1.result(opset1.concat([cumsum, einsum], 0))], [x])
+    # Two ops irrun has no kernel for (DFT-7, ExtractImagePatches-3).
+    x = opset1.parameter([1, 1, 4, 2], np.float32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    dft = opset7.dft(x, opset1.constant(np.array([2], np.int64)))
+    patches = opset3.extract_image_patches(dft, [2, 1], [1, 1], [1, 1], "valid")
+    model = save(tmp_path, [opset1.result(patches)], [x])
     with pytest.raises(irrun.UnsupportedOpError) as info:
-        model.run({"x": np.zeros(2, np.float32)})
-    assert "Einsum" in str(info.value) and "CumSum" in str(info.value)
+        model.run({"x": np.zeros((1, 1, 4, 2), np.float32)})
+    assert "DFT" in str(info.value) and "ExtractImagePatches" in str(info.value)
 
 
 def test_model_with_errors_is_not_run(tmp_path):
