@@ -90,6 +90,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
     if gaps is None:
         gaps = []
     declared_only: set[int] = set()  # id(output port) whose declaration flows on unchecked
+    mistaken: dict[int, object] = {}  # id(output port) -> the error about its own declaration
     flowing: dict[int, TensorInfo] = {}  # id(output port) -> what flows out of it
     causes: dict[int, object] = {}  # id(output port) -> the diagnostic that tainted it
     checked = trusted = 0
@@ -116,7 +117,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
                 if causes and key in causes:
                     input_causes.append(causes[key])
             if edges_disagree:  # both ends declaring the same is the rule: check exceptions
-                _check_edges(layer, producers, emit)
+                _check_edges(layer, producers, emit, mistaken)
 
         resolution = lookup_layer(layer)
         op_class = resolution.op_class
@@ -234,6 +235,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
                 diagnostic = emit(code, message, layer=layer, line=port.line, port=port,
                                   op=label, hint=_mismatch_hint(port, info, code))  # fmt: skip
                 causes.setdefault(id(port), diagnostic)
+                mistaken.setdefault(id(port), diagnostic)
     return checked, trusted
 
 
@@ -419,22 +421,29 @@ def _follows(code, port, declared_outputs, index) -> bool:
     )
 
 
-def _check_edges(layer, producers, emit) -> None:
-    """Edge agreement: both ends of each edge declare the same dims and element type."""
+def _check_edges(layer, producers, emit, mistaken=None) -> None:
+    """Edge agreement: both ends of each edge declare the same dims and element type. Where
+    the producer's declaration was already reported wrong (``mistaken``: output port id ->
+    that error) and this end declares what was inferred there, the disagreement is a note of
+    that error: one wrong declaration, one error."""
     for port, producer in zip(layer.inputs, producers):
         if producer is None:
             continue
+        earlier = mistaken.get(id(producer)) if mistaken else None
+        inferred = producer.inferred_shape
         if not producer.declared_shape.compatible(port.declared_shape):
-            emit(
-                "edge-dims",
-                f"{layer.describe()} input port {port.id} declares {port.declared_shape}, but its "
-                f"producer {producer.layer.describe()} output port {producer.id} declares "
-                f"{producer.declared_shape}",
-                layer=layer,
-                line=port.line,
-                port=port,
-                hint="make both ends of the edge declare the same dims",
-            )
+            if (
+                earlier is not None
+                and inferred is not None
+                and (port.declared_shape.compatible(inferred))
+            ):
+                earlier.notes.append(
+                    f"follow-on: line {port.line}: {layer.describe()} input port {port.id} "
+                    f"declares {port.declared_shape}, as inferred, so its edge disagrees with "
+                    "the wrong declaration"
+                )
+            else:
+                _edge_dims(layer, port, producer, emit)
         a, b = producer.element_type, port.element_type
         if a is not None and b is not None and "dynamic" not in (a.name, b.name) and a != b:
             emit(
@@ -447,3 +456,16 @@ def _check_edges(layer, producers, emit) -> None:
                 port=port,
                 hint="make both ends of the edge declare the same precision",
             )
+
+
+def _edge_dims(layer, port, producer, emit) -> None:
+    emit(
+        "edge-dims",
+        f"{layer.describe()} input port {port.id} declares {port.declared_shape}, but its "
+        f"producer {producer.layer.describe()} output port {producer.id} declares "
+        f"{producer.declared_shape}",
+        layer=layer,
+        line=port.line,
+        port=port,
+        hint="make both ends of the edge declare the same dims",
+    )

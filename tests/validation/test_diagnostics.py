@@ -1150,3 +1150,19 @@ def test_constant_input_value_the_op_refuses():
     assert_diag(d, "input-value", line=line_of(text, "<dim>2</dim></port>", within="flat"),
                 layer_id=2, contains=[expected])  # fmt: skip
     assert d.hint == "keep one -1 and give the other dimension's size"
+
+
+def test_one_output_dim_edited_only_at_the_producer_is_one_error():
+    """The Concat's output declares 57 where the inputs give 56, and its consumer (the Result)
+    still declares 56: one shape-mismatch, the edge disagreement a note under it."""
+    text = concat3().text()
+    cat = text.index('name="cat"')
+    out = text.index("<dim>56</dim>", cat)
+    text = text[:out] + "<dim>57</dim>" + text[out + len("<dim>56</dim>") :]
+    report = check(text)
+    d = assert_single(report, "shape-mismatch")
+    assert report.codes() == ["shape-mismatch"]
+    assert "declares [2,57], but its inputs give [2,56]" in d.message
+    (note,) = d.notes
+    assert note.startswith(f"follow-on: line {line_of(text, '<dim>56</dim>', within='out')}: ")
+    assert "declares [2,56], as inferred, so its edge disagrees with the wrong declaration" in note
