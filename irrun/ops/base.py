@@ -161,6 +161,9 @@ class Op:
     #: plainly written layer, computed without building the op; ``None`` from it (or no
     #: function) means build the op as usual.
     quick_outputs = None
+    #: True for ops whose output is what their attributes say (Parameter, Const): messages
+    #: then name those attributes, not inputs.
+    from_attributes = False
 
     def __init__(self, layer, context: OpContext):
         self.layer = layer

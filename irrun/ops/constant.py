@@ -104,6 +104,7 @@ class Constant(Op):
     """
 
     type, version, inputs = "Constant", 1, (0, 0)
+    from_attributes = True
 
     def __init__(self, layer, context):
         super().__init__(layer, context)

@@ -356,7 +356,7 @@ def _compare(op, port, info) -> list[tuple[str, str]]:
         return []  # the common case: the file says exactly what inference gives
     problems = []
     declared, inferred = port.declared_shape, info.shape
-    parameter = op.type == "Parameter"
+    parameter = op.from_attributes  # Parameter, Const: the outputs are what attributes say
     source = "its shape attribute says" if parameter else "its inputs give"
     if inferred.rank_is_static and declared.rank_is_static and declared.rank != inferred.rank:
         why, head = _why(info, parameter), _head(op, port)

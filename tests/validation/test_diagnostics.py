@@ -1166,3 +1166,15 @@ def test_one_output_dim_edited_only_at_the_producer_is_one_error():
     (note,) = d.notes
     assert note.startswith(f"follow-on: line {line_of(text, '<dim>56</dim>', within='out')}: ")
     assert "declares [2,56], as inferred, so its edge disagrees with the wrong declaration" in note
+
+
+def test_a_const_whose_element_type_was_edited_names_its_attribute():
+    """A Const has no inputs: the message names its element_type attribute."""
+    n = gather()
+    text = n.text().replace('<data element_type="i64" shape="2, 2"', '<data element_type="i32" '
+                            'shape="2, 2"', 1)  # fmt: skip
+    d = assert_single(check(text, bytes(n.blob)), "type-mismatch")
+    assert d.message == (
+        "layer 1 'idx' (Constant-1) output port 0 declares precision I64 (i64), but its "
+        "element_type attribute says i32"
+    )
