@@ -517,9 +517,17 @@ def test_examples_exist():
 @pytest.mark.parametrize("xml", _example_files(), ids=lambda p: p.name)
 def test_examples_validate_without_errors(xml):
     for model in irrun.load_all(xml):
-        report = model.validate()
-        assert report.ok, report.to_text()
-        assert not report.warnings, report.to_text()
+        _assert_no_false_positive_in(model)
+
+
+def _assert_no_false_positive_in(model):
+    """No error, and a warning only for each layer of an op irrun does not check (the
+    partly_known.xml example has one on purpose)."""
+    report = model.validate()
+    assert report.ok, report.to_text()
+    unknown = sorted(layer.id for layer in model.layers if not _known(layer))
+    assert [d.code for d in report.warnings] == ["unknown-op"] * len(unknown), report.to_text()
+    assert sorted(d.layer_id for d in report.warnings) == unknown
 
 
 # -- ONNX -----------------------------------------------------------------------------------------
