@@ -140,9 +140,11 @@ def test_acosh_is_in_opset4_only():
 
 # -- Selu ---------------------------------------------------------------------------------
 @op_settings(30)
-@given(shapes, st.sampled_from(ETYPES), st.sampled_from(ETYPES), st.sampled_from(["[]", "[1]",
-       "[?]", "[...]", "[3]"]))  # fmt: skip
+@given(shapes, st.sampled_from(["f32", "f16", "dynamic", "i32"]),
+       st.sampled_from(["same", "same", "f32", "dynamic", "i32"]),
+       st.sampled_from(["[]", "[1]", "[?]", "[...]", "[3]"]))  # fmt: skip
 def test_selu_shapes_and_types_match_openvino(shape, etype, parameter_type, parameter_shape):
+    parameter_type = etype if parameter_type == "same" else parameter_type
     node = built(lambda: opset1.selu(parameter(shape, etype, "x"),
                                      parameter(parameter_shape, parameter_type, "a"),
                                      parameter("[1]", parameter_type, "l")))  # fmt: skip
