@@ -15,7 +15,6 @@ see them, so nothing becomes uncollectable.
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
 
 __all__ = ["gc_paused"]
 
@@ -23,16 +22,45 @@ __all__ = ["gc_paused"]
 PROMOTE_AFTER = 100_000
 
 
-@contextmanager
-def gc_paused():
-    """Disable the cyclic collector for the block (re-enabled only if it was enabled)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_count()[0] > PROMOTE_AFTER and gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
+class gc_paused:
+    """Disable the cyclic collector for a ``with`` block (re-enabled only if it was enabled).
+
+    A KeyboardInterrupt (or another exception) at any point of the block, or while the pause
+    ends, still leaves the collector as it was found: enabled if it was, and nothing frozen
+    by irrun (the ending steps are repeated until they have all been done).
+    """
+
+    __slots__ = ("_was_enabled",)
+
+    def __enter__(self):
+        self._was_enabled = False
+        try:
+            self._was_enabled = gc.isenabled()
+            gc.disable()
+        except BaseException:  # interrupted just after disabling: __exit__ will not run
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        was_enabled = self._was_enabled
+        promote = None
+        interrupted = None
+        while True:
+            try:
+                if promote is None:
+                    promote = (was_enabled and gc.get_count()[0] > PROMOTE_AFTER
+                               and gc.get_freeze_count() == 0)  # fmt: skip
+                if promote:
+                    # Repeating both after an interrupt is harmless; stopping between them is
+                    # not (everything would stay frozen).
+                    gc.freeze()
+                    gc.unfreeze()
+                if was_enabled:
+                    gc.enable()
+                break
+            except BaseException as caught:
+                interrupted = caught
+        if interrupted is not None and exc is None:
+            raise interrupted
+        return False

@@ -24,6 +24,7 @@ sub-graph body (a second ``<layers>``) in it.
 from __future__ import annotations
 
 import re
+import threading
 
 from lxml import etree
 
@@ -160,22 +161,48 @@ class Pieces:
     children's ``sourceline + line offset`` is their line in the file; then :meth:`edges`
     likewise for ``<edges>`` (when it was cut), then :meth:`rest`: the ``<net>`` of the
     document after them (``<rt_info>``; ``<edges>`` too when it was not cut), with the file's
-    line numbers. A helper thread parses ahead; call :meth:`close` when done."""
+    line numbers. A helper thread parses ahead; call :meth:`close` when done.
+
+    Creating the object starts nothing: the helper thread starts when the first piece is asked
+    for, so a caller that asks for pieces only inside ``try: ... finally: close()`` can never
+    leave a thread behind, even when interrupted (KeyboardInterrupt) at any point.
+    """
 
     def __init__(self, data, layer_spans, edge_spans, tail, parser_factory):
-        from concurrent.futures import ThreadPoolExecutor
-
         self._data = data
         self._parser_factory = parser_factory
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="irrun-parse")
-        self._layers = self._submit(layer_spans, b"layers")
-        self._edges = None if edge_spans is None else self._submit(edge_spans, b"edges")
-        self._tail = self._pool.submit(self._parse_tail, *tail)
+        self._jobs: list[_Job] = []
+        self._layers = [[self._job(self._parse_part, start, stop, b"layers"), newlines]
+                        for start, stop, newlines in layer_spans]  # fmt: skip
+        self._edges = None
+        if edge_spans is not None:
+            self._edges = [[self._job(self._parse_part, start, stop, b"edges"), newlines]
+                           for start, stop, newlines in edge_spans]  # fmt: skip
+        self._tail = self._job(self._parse_tail, *tail)
+        self._stopped = False
+        self._thread = None
 
-    def _submit(self, spans, tag):
-        submit = self._pool.submit
-        return [[submit(self._parse_part, start, stop, tag), newlines]
-                for start, stop, newlines in spans]  # fmt: skip
+    def _job(self, function, *arguments):
+        job = _Job(function, arguments)
+        self._jobs.append(job)
+        return job
+
+    def _start(self):
+        if self._thread is None and not self._stopped:
+            self._thread = threading.Thread(target=self._work, name="irrun-parse", daemon=True)
+            self._thread.start()
+
+    def _work(self):
+        # Jobs in order, each one checked against close() before it starts; whatever is left
+        # when close() stops the thread is marked done (unparsed) so that nobody waits on it.
+        try:
+            for job in self._jobs:
+                if self._stopped:
+                    break
+                job.run()
+        finally:
+            for job in self._jobs:
+                job.done.set()
 
     def _parse_part(self, start, stop, tag):
         # Inside <net> too, so that nesting depth (which libxml2 limits) is the file's.
@@ -200,24 +227,69 @@ class Pieces:
         (it is then in :meth:`rest`)."""
         return None if self._edges is None else self._results(self._edges)
 
-    @staticmethod
-    def _results(parts):
+    def _results(self, parts):
         for part in parts:
-            root = part[0].result()
+            root = self._result(part[0])
             part[0] = None  # each piece's tree is freed once read
             if root is None:
                 raise PieceFailed()
             yield root, part[1]
             del root
 
+    def _result(self, job):
+        self._start()
+        if self._stopped:
+            raise PieceFailed()
+        job.done.wait()
+        return job.value()
+
     def rest(self):
         """The ``<net>`` holding what follows ``</layers>``."""
-        root = self._tail.result()
+        root = self._result(self._tail)
         if root is None:
             raise PieceFailed()
         return root
 
     def close(self) -> None:
-        """Stop the helper thread (parts not parsed yet are dropped; one being parsed is
-        finished, so no thread outlives the load)."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the helper thread and wait for it (parts not parsed yet are dropped; one being
+        parsed is finished), so no thread outlives the load. A KeyboardInterrupt while waiting
+        does not cut the wait short: it is raised once the thread has ended."""
+        self._stopped = True
+        interrupted = None
+        while True:
+            try:
+                thread = self._thread
+                if thread is not None and thread.is_alive():
+                    thread.join()
+                break
+            except BaseException as exc:  # KeyboardInterrupt (or another signal's exception)
+                interrupted = exc
+        self._jobs = []
+        if interrupted is not None:
+            raise interrupted
+
+
+class _Job:
+    """One parse for the helper thread: its result (or exception) once ``done`` is set."""
+
+    __slots__ = ("function", "arguments", "done", "result", "error")
+
+    def __init__(self, function, arguments):
+        self.function = function
+        self.arguments = arguments
+        self.done = threading.Event()
+        self.result = None
+        self.error = None
+
+    def run(self):
+        try:
+            self.result = self.function(*self.arguments)
+        except BaseException as exc:  # handed to the reader, which re-raises it
+            self.error = exc
+        finally:
+            self.done.set()
+
+    def value(self):
+        if self.error is not None:
+            raise self.error
+        return self.result

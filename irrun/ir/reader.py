@@ -10,7 +10,6 @@ and dims that are not integers, unknown precisions or element types.
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from functools import lru_cache
 
 from irrun.element_types import _BY_PRECISION, from_precision
@@ -133,13 +132,26 @@ def load_all(source, weights=None) -> list[Model]:
         return [_read_net(root, file, blob)]
 
 
-@contextmanager
-def _interning():
-    """Share short repeated texts within one load (see :data:`_INTERNED`)."""
-    try:
-        yield
-    finally:
-        _INTERNED.clear()
+class _interning:
+    """Share short repeated texts within one load (see :data:`_INTERNED`); emptied when the
+    load ends, however it ends (a KeyboardInterrupt while emptying it repeats the clearing)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        interrupted = None
+        while True:
+            try:
+                _INTERNED.clear()
+                break
+            except BaseException as caught:
+                interrupted = caught
+        if interrupted is not None and exc is None:
+            raise interrupted
+        return False
 
 
 #: Short texts the accelerator read during the current load (types, versions, precisions,

@@ -1,0 +1,118 @@
+"""KeyboardInterrupt at any point of a large load (split_layers, the helper parse thread,
+load_all) leaves nothing behind: no parse thread, the collector enabled and unfrozen, no
+interned texts kept, and the next load reads the same model.
+
+The interrupts are delivered in a child interpreter by a thread calling
+``_thread.interrupt_main()``: once per trial at a point swept across the load, then in bursts
+every 0.2 ms. Trials and time are bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CHILD = textwrap.dedent(
+    """
+    import _thread, gc, json, sys, threading, time
+    from tests.helpers.ir_text import Net
+    import irrun
+    from irrun.ir import reader
+
+    if PURE_PYTHON:
+        reader._walk = None
+    net = Net()
+    x = net.param("x", "1,8")
+    for i in range(LAYERS):
+        x = net.op(f"relu{i}", "Relu", "opset1", None, [x], [1, 8])
+    net.result(x, "out")
+    text = net.text().encode()
+    assert len(text) > 1 << 20  # large enough to be parsed in pieces
+    reference = [(layer.id, layer.name, layer.line) for layer in irrun.load(text).layers]
+    started = time.perf_counter()
+    irrun.load_all(text)
+    duration = time.perf_counter() - started
+
+
+    def state():
+        return {
+            "threads": [t.name for t in threading.enumerate() if t.name.startswith("irrun-parse")],
+            "gc_enabled": gc.isenabled(),
+            "frozen": gc.get_freeze_count(),
+            "interned": len(reader._INTERNED),
+        }
+
+
+    clean = state()
+    problems, interrupted = [], 0
+    for trial, (delay, count) in enumerate(PLAN):
+        go, done = threading.Event(), threading.Event()
+
+        def interrupter(delay=delay * duration, count=count, go=go, done=done):
+            go.wait()  # not before the main thread is inside the try below
+            time.sleep(delay)
+            for _ in range(count):
+                _thread.interrupt_main()
+                time.sleep(0.0002)
+            done.set()
+
+        threading.Thread(target=interrupter, name="interrupter").start()
+        after = None
+        while True:  # the interrupts also land here: wait until the last one has been taken
+            try:
+                try:
+                    go.set()
+                    irrun.load_all(text)
+                finally:
+                    after = state()
+                    while not done.is_set():
+                        done.wait()
+                time.sleep(0.002)  # an interrupt still pending is taken here
+                break
+            except KeyboardInterrupt:
+                interrupted += 1
+                if done.is_set():
+                    try:
+                        time.sleep(0.002)
+                    except KeyboardInterrupt:
+                        pass
+                    break
+        if after is not None and after != clean:
+            problems.append({"trial": trial, "state": after})
+            gc.enable()
+            gc.unfreeze()
+            for thread in threading.enumerate():
+                if thread.name.startswith("irrun-parse"):
+                    thread.join(10)
+    again = [(layer.id, layer.name, layer.line) for layer in irrun.load(text).layers]
+    print(json.dumps({"problems": problems, "interrupted": interrupted,
+                      "same_model": again == reference, "final": state(), "clean": clean}))
+    """
+)
+
+
+def run_child(plan, pure_python: bool, layers=8000, timeout=150):
+    code = CHILD.replace("LAYERS", str(layers)).replace("PLAN", repr(plan))
+    code = code.replace("PURE_PYTHON", repr(pure_python))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_an_interrupt_at_any_point_of_a_large_load_leaves_nothing_behind(reader_kind):
+    # One interrupt per trial, at 40 points from the start to the end of the load; then 40
+    # bursts of 20 interrupts, 0.2 ms apart, starting at points across the load (each reader
+    # gets its own points).
+    shift = 0.5 if reader_kind == "pure-python" else 0.0
+    plan = [((k + shift) / 40, 1) for k in range(40)] + [((k + shift) / 40, 20) for k in range(40)]
+    found = run_child(plan, pure_python=reader_kind == "pure-python")
+    assert found["problems"] == []
+    assert found["same_model"] and found["final"] == found["clean"]
+    assert found["clean"] == {"threads": [], "gc_enabled": True, "frozen": 0, "interned": 0}
+    assert found["interrupted"] >= 60  # the interrupts did land inside the loads
