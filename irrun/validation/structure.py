@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from irrun.graph_order import find_cycle
+from irrun.text import short_text
 
 __all__ = ["check_structure"]
 
@@ -135,6 +136,9 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             layer=first_seen[cycle[0]],
         )
 
+    if getattr(graph, "ir_version", None) == 10 and NAME_COLLISION in _codes():
+        _check_v10_name_collisions(graph, emit)
+
     if not is_fragment and not is_body and not any(x.type == "Result" for x in graph.layers):
         emit(
             "no-result",
@@ -142,6 +146,43 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             "every layer)",
             hint="add a Result layer fed by the tensor you want out",
         )
+
+
+#: The diagnostic code of a v10 layer named like another layer's tensor (see below).
+NAME_COLLISION = "name-collision"
+
+
+def _codes():
+    from irrun.validation.diagnostics import CODES
+
+    return CODES
+
+
+def _check_v10_name_collisions(graph, emit) -> None:
+    """IR v10: OpenVINO's ``read_model`` refuses a model where a layer (other than a Result) is
+    named like a tensor of another layer ("Model operation names have collisions with tensor
+    names"); v11 allows it. A layer's own tensor may carry its name."""
+    owners: dict[str, list] = {}
+    for layer in graph.layers:
+        for port in layer.outputs:
+            for name in port.names:
+                owners.setdefault(name, []).append(layer)
+    if not owners:
+        return
+    for layer in graph.layers:
+        if layer.type == "Result" or not layer.name:
+            continue
+        others = [owner for owner in owners.get(layer.name, ()) if owner is not layer]
+        if others:
+            emit(
+                NAME_COLLISION,
+                f"{layer.describe()} is named like the tensor {short_text(layer.name)!r} of "
+                f"{others[0].describe()} (line {others[0].line}); OpenVINO refuses this in IR "
+                'v10 ("Model operation names have collisions with tensor names")',
+                layer=layer,
+                hint="rename the layer or the tensor, or convert the model again with ovc to get "
+                "IR v11, where this is allowed",
+            )
 
 
 def _port_problem(where, layer, port_id, direction, attribute) -> str:
