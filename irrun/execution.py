@@ -146,9 +146,14 @@ def steps(model, inputs, *, stop_after=None) -> Iterator[Step]:
     Examples
     --------
     >>> import numpy as np, irrun
-    >>> model = irrun.load("examples/ir/tiny.xml")  # doctest: +SKIP
-    >>> for step in model.steps({"data": np.ones((2, 3), np.float32)}):  # doctest: +SKIP
-    ...     print(step.layer.name, [a.shape for a in step.outputs])
+    >>> model = irrun.load('<layer id="1" name="cat" type="Concat" version="opset1">'
+    ...     '<data axis="0"/><input><port id="0" precision="FP32"><dim>2</dim></port>'
+    ...     '<port id="1" precision="FP32"><dim>3</dim></port></input>'
+    ...     '<output><port id="2" precision="FP32"><dim>5</dim></port></output></layer>')
+    >>> inputs = {"cat:in0": np.ones(2, np.float32), "cat:in1": np.zeros(3, np.float32)}
+    >>> for step in model.steps(inputs):
+    ...     print(step.layer.name, [a.tolist() for a in step.outputs])
+    cat [[1.0, 1.0, 0.0, 0.0, 0.0]]
     """
     from irrun.validation import validate
 
