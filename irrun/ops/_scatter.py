@@ -39,9 +39,9 @@ def check_scatter_types(op: Op, data: TensorInfo, indices: TensorInfo, updates: 
     return ok
 
 
-def check_axis_input(op: Op, axis: TensorInfo, index: int = 3) -> bool:
+def check_axis_input(op: Op, axis: TensorInfo, index: int = 3, any_length: bool = False) -> bool:
     """Report ``index-type`` for a non-integer axis and ``input-rank`` unless its shape can be
-    ``[]`` or ``[1]``."""
+    ``[]`` or ``[1]`` (``any_length``: any 1-D shape, whose first element is the axis)."""
     etype = axis.element_type
     if not (etype.is_integer or etype.name == "dynamic"):
         op.context.error(
@@ -52,11 +52,12 @@ def check_axis_input(op: Op, axis: TensorInfo, index: int = 3) -> bool:
         )
         return False
     dims = axis.shape.dims
-    if dims is not None and not (len(dims) == 0 or (len(dims) == 1 and dims[0].compatible(_ONE))):
+    one = any_length or (dims is not None and len(dims) == 1 and dims[0].compatible(_ONE))
+    if dims is not None and not (len(dims) == 0 or (len(dims) == 1 and one)):
+        wanted = "be a scalar or 1-D" if any_length else "be a scalar or have one element"
         op.context.error(
             "input-rank",
-            f"{op.describe()}: the axis input must be a scalar or have one element, but its "
-            f"shape is {axis.shape}",
+            f"{op.describe()}: the axis input must {wanted}, but its shape is {axis.shape}",
             port=op.input_port(index),
             hint="give the axis as a 0-D tensor",
         )
