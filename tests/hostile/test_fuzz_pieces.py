@@ -3,7 +3,7 @@
 the whole document gives (the same model, or the same error with the same line), with both
 readers (the C accelerator and pure Python).
 
-The base document is built once (about 1.3 MB, OpenVINO's layout, an ``<rt_info>`` after
+The base document is built once (about 1.9 MB, OpenVINO's layout, an ``<rt_info>`` after
 ``<edges>``); each example applies one to three edits chosen around the places where pieces are
 cut (``</layer>`` ends, ``<edge`` starts, ``</layers>``) and anywhere else: hostile texts
 (comments, CDATA, processing instructions, stray end tags, random bytes), and edits that keep
