@@ -44,3 +44,29 @@ def not_a_multiple(op, dim: Dim, divisor: int, what: str) -> None:
         port=op.input_port(0),
         hint=f"give the data a {what} dim divisible by {divisor}",
     )
+
+
+MODES = ("blocks_first", "depth_first")
+
+
+def check_block_op(op, data) -> bool:
+    """The checks DepthToSpace and SpaceToDepth share: block size >= 1, data rank >= 3."""
+    if op.block_size < 1:
+        op.context.error(
+            "attribute-value",
+            f"{op.describe()}: block_size {op.block_size} must be at least 1",
+            line=op.layer.data_line,
+            hint='use block_size="2" (or another positive size)',
+        )
+        return False
+    rank = data.shape.rank
+    if rank is not None and rank < 3:
+        op.context.error(
+            "input-rank",
+            f"{op.describe()}: the data must have rank 3 or more ([N, C, D1, ...]), but its "
+            f"shape is {data.shape}",
+            port=op.input_port(0),
+            hint="give the data a batch, a channel and at least one spatial axis",
+        )
+        return False
+    return True

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._blocks import divide_dim, not_a_multiple
+from irrun.ops._blocks import MODES, check_block_op, divide_dim, not_a_multiple
 from irrun.ops.base import Attribute, Op, TensorInfo
-from irrun.ops.depth_to_space import MODES, check_block_op
 from irrun.ops.registry import register
 from irrun.shape import Shape, static_dim
 
