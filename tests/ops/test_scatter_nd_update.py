@@ -38,7 +38,7 @@ REDUCTIONS = ["none", "sum", "sub", "prod", "min", "max"]
 def reference(model, feed):
     """OpenVINO's reference outputs (``Model.evaluate``) for ``feed`` keyed by Parameter name."""
     outputs = [ov.Tensor(o.get_element_type(), o.get_shape()) for o in model.outputs]
-    inputs = [np.ascontiguousarray(feed[p.get_friendly_name()]) for p in model.get_parameters()]
+    inputs = [np.array(feed[p.get_friendly_name()], order="C") for p in model.get_parameters()]
     assert model.evaluate(outputs, [ov.Tensor(a) for a in inputs])
     return [t.data.copy() for t in outputs]
 

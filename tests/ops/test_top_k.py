@@ -124,7 +124,7 @@ def test_topk_matches_cpu_plugin(shape, axis, k, mode, sort, version, etype):
 
 def _reference(model, inputs, outputs):
     tensors = [ov.Tensor(ov.Type(np.dtype(dtype)), shape) for shape, dtype in outputs]
-    assert model.evaluate(tensors, [ov.Tensor(np.ascontiguousarray(a)) for a in inputs])
+    assert model.evaluate(tensors, [ov.Tensor(np.array(a, order="C")) for a in inputs])
     return [t.data.copy() for t in tensors]
 
 
