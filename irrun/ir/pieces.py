@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 from lxml import etree
 
@@ -256,12 +257,22 @@ class Pieces:
         does not cut the wait short: it is raised once the thread has ended."""
         self._stopped = True
         interrupted = None
+        waited = 0
         while True:
             try:
                 thread = self._thread
-                if thread is not None and thread.is_alive():
+                if thread is not None and (thread.ident is None or not thread.is_alive()):
+                    # start() itself was interrupted: the thread may be starting (it stops at
+                    # once, seeing _stopped) or may never start; wait a little to know which.
+                    if thread.ident is None and waited < 1000:
+                        waited += 1
+                        time.sleep(0.001)
+                        continue
+                if thread is not None and thread.ident is not None:
                     thread.join()
                 break
+            except RuntimeError:  # "cannot join thread before it is started": a moment more
+                time.sleep(0.001)
             except BaseException as exc:  # KeyboardInterrupt (or another signal's exception)
                 interrupted = exc
         self._jobs = []
