@@ -72,6 +72,10 @@ def _direct_layout(element_type, shape):
     return dtype, shape.to_tuple()
 
 
+#: Unaligned Consts of more elements than this are not copied for validation.
+_COPY_LIMIT = 4096
+
+
 def _value(layer, key, element_type, shape, offset, direct=None):
     """The Const's array, decoded once (``None`` when decoding it is not cheap: a large
     sub-byte or string Const). Consts with the same layout share one read-only array; the
@@ -81,6 +85,12 @@ def _value(layer, key, element_type, shape, offset, direct=None):
     if cached is None:
         cached = model._const_arrays.get(key)
         if cached is None:
+            if direct is not None and offset % direct[0].alignment and (
+                shape.element_count() > _COPY_LIMIT
+            ):
+                # An unaligned weight: checks read the view as it is; the executor makes its
+                # aligned copy when it runs (validation alone copies no weights).
+                return model.weights.shaped(offset, *direct)
             if direct is not None and not offset % direct[0].alignment:
                 # what decode_checked_const gives for these types, in fewer steps
                 cached = model.weights.shaped(offset, *direct)

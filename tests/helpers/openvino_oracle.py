@@ -80,13 +80,13 @@ def model_of(*nodes) -> ov.Model:
     for node in nodes:
         outputs.extend(node.outputs() if hasattr(node, "outputs") else [node])
     params = []
-    seen = set()
+    seen = set()  # node names: the id() of a temporary wrapper is reused once it is collected
     stack = [o.get_node() for o in outputs]
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node.get_name() in seen:
             continue
-        seen.add(id(node))
+        seen.add(node.get_name())
         if node.get_type_name() == "Parameter":
             params.append(node)
         stack.extend(i.get_source_output().get_node() for i in node.inputs())
