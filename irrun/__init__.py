@@ -15,6 +15,7 @@ from irrun.errors import (
     IndexOutOfRangeError,
     InputFileError,
     InputValueError,
+    InternalError,
     IRError,
     IRFormatError,
     MissingAttributeError,
@@ -52,6 +53,7 @@ __all__ = [
     "ValidationFailed",
     "ExecutionError",
     "IndexOutOfRangeError",
+    "InternalError",
     "UnsupportedOpError",
 ]
 

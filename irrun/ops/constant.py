@@ -85,8 +85,10 @@ def _value(layer, key, element_type, shape, offset, direct=None):
     if cached is None:
         cached = model._const_arrays.get(key)
         if cached is None:
-            if direct is not None and offset % direct[0].alignment and (
-                shape.element_count() > _COPY_LIMIT
+            if (
+                direct is not None
+                and offset % direct[0].alignment
+                and (shape.element_count() > _COPY_LIMIT)
             ):
                 # An unaligned weight: checks read the view as it is; the executor makes its
                 # aligned copy when it runs (validation alone copies no weights).

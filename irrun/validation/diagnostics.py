@@ -21,6 +21,7 @@ CODES = {
     "multiple-producers": ("error", "an input port is fed by more than one edge"),
     "unconnected-input": ("error", "an input port has no edge feeding it"),
     "cycle": ("error", "the layers form a cycle"),
+    "name-collision": ("error", "IR v10: a layer is named like another layer's tensor (refused)"),
     "no-result": ("error", "the model has no Result layer, so no outputs"),
     "unused-parameter": ("warning", "a Parameter feeds nothing"),
     "unknown-op": ("warning", "irrun does not know this op type or version: declared dims trusted"),

@@ -136,7 +136,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
             layer=first_seen[cycle[0]],
         )
 
-    if getattr(graph, "ir_version", None) == 10 and NAME_COLLISION in _codes():
+    if getattr(graph, "ir_version", None) == 10:
         _check_v10_name_collisions(graph, emit)
 
     if not is_fragment and not is_body and not any(x.type == "Result" for x in graph.layers):
@@ -150,12 +150,6 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
 
 #: The diagnostic code of a v10 layer named like another layer's tensor (see below).
 NAME_COLLISION = "name-collision"
-
-
-def _codes():
-    from irrun.validation.diagnostics import CODES
-
-    return CODES
 
 
 def _check_v10_name_collisions(graph, emit) -> None:

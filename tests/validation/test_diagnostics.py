@@ -1178,3 +1178,18 @@ def test_a_const_whose_element_type_was_edited_names_its_attribute():
         "layer 1 'idx' (Constant-1) output port 0 declares precision I64 (i64), but its "
         "element_type attribute says i32"
     )
+
+
+def test_v10_layer_named_like_a_tensor_is_a_name_collision(tmp_path):
+    """OpenVINO refuses it in IR v10 (the golden file examples/ir/broken/name-collision.xml)."""
+    from pathlib import Path
+
+    xml = Path(__file__).parents[2] / "examples" / "ir" / "broken" / "name-collision.xml"
+    text = xml.read_text()
+    with pytest.raises(RuntimeError, match="names have collisions with tensor names"):
+        ov.Core().read_model(model=text, weights=ov.Tensor(np.zeros(1, np.uint8)))
+    d = assert_single(check(text), "name-collision")
+    expected = "is named like the tensor 'x' of layer 0 'input' (Parameter)"
+    assert_diag(d, "name-collision", line=line_of(text, 'name="x" type="Relu"'), layer_id=1,
+                contains=[expected])  # fmt: skip
+    assert check(text.replace('version="10"', 'version="11"')).ok
