@@ -225,6 +225,12 @@ def _evaluate(model, layer, op, arguments):
         raise error_class(
             f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
         ) from None
+    except NotImplementedError as exc:
+        # A kernel that runs only some element types (Softmax on integers, Convert to string):
+        # the model is valid, irrun cannot run this layer on it.
+        raise UnsupportedOpError(
+            f"{layer.describe()} cannot run in irrun: {exc}", file=model.file, line=layer.line
+        ) from None
     except (ValueError, TypeError) as exc:
         # Shapes that are dynamic in the file can still disagree at run time (Concat inputs
         # [?,2] and [?,3] fed [2,2] and [3,3]); the kernels say so with ValueError/TypeError.

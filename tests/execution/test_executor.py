@@ -192,3 +192,18 @@ def test_steps_iterate_layer_by_layer_and_stop_after(tmp_path):
     stepped = list(model.steps({"x": data}, stop_after="first"))
     assert [step.layer.name for step in stepped] == ["x", "first"]
     assert stepped[-1].outputs[0].tolist() == [1, 2, 1, 2]
+
+
+def test_a_kernel_that_does_not_run_this_element_type_is_a_clear_execution_error(tmp_path):
+    """Softmax on integer data is valid IR (OpenVINO builds it) that irrun's kernel does not
+    run: an UnsupportedOpError naming the layer (CLI exit 1), not an internal error."""
+    x = opset1.parameter([2, 3], np.int32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    soft = opset8.softmax(x, 1)
+    soft.set_friendly_name("soft")
+    model = save(tmp_path, [opset1.result(soft)], [x])
+    with pytest.raises(irrun.UnsupportedOpError) as info:
+        model.run({"x": np.zeros((2, 3), np.int32)})
+    assert info.value.exit_code == 1
+    assert "layer 1 'soft' (SoftMax) cannot run in irrun" in str(info.value)
+    assert "floating-point data only" in str(info.value)
