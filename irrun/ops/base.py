@@ -81,6 +81,14 @@ class OpContext:
     def warning(self, code: str, message: str, *, port=None, hint=None, line=None) -> None:
         """Report a warning of this layer."""
 
+    def infer_body(self, tag: str, feeds: dict) -> dict | None:
+        """Infer the layer's sub-graph ``tag`` (``body``, ``then_body``, ``else_body``) with
+        its Parameters given ``feeds`` (body layer id -> :class:`TensorInfo`); return what
+        flows into each of its Results (by body layer id), or ``None`` when this context
+        does not infer bodies (then the op says nothing). Validation infers and checks the
+        body and reports its problems."""
+        return None
+
 
 _REQUIRED = object()
 
