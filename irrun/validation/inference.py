@@ -286,7 +286,9 @@ def _report_unresolved(layer, resolution, emit) -> None:
             message = (f"{layer.describe()}: irrun does not know op type {layer_type!r}"
                        f"{f' of opset {version!r}' if layer.version else ''}; not checked, "
                        "declared dims trusted")  # fmt: skip
-        emit("unknown-op", message, layer=layer, severity="warning", hint=trusted)
+        # op: the label the coverage line counts, which reports also group warnings by
+        emit("unknown-op", message, layer=layer, severity="warning", hint=trusted,
+             op=_trusted_label(layer, resolution))  # fmt: skip
 
 
 def _newest_opset_with(layer_type: str) -> int:
@@ -424,8 +426,8 @@ def _follows(code, port, declared_outputs, index) -> bool:
 def _check_edges(layer, producers, emit, mistaken=None) -> None:
     """Edge agreement: both ends of each edge declare the same dims and element type. Where
     the producer's declaration was already reported wrong (``mistaken``: output port id ->
-    that error) and this end declares what was inferred there, the disagreement is a note of
-    that error: one wrong declaration, one error."""
+    that error) and this end declares what was inferred there (dims or precision), the
+    disagreement is a note of that error: one wrong declaration, one error."""
     for port, producer in zip(layer.inputs, producers):
         if producer is None:
             continue
@@ -446,6 +448,13 @@ def _check_edges(layer, producers, emit, mistaken=None) -> None:
                 _edge_dims(layer, port, producer, emit)
         a, b = producer.element_type, port.element_type
         if a is not None and b is not None and "dynamic" not in (a.name, b.name) and a != b:
+            if earlier is not None and producer.inferred_type is b:
+                earlier.notes.append(
+                    f"follow-on: line {port.line}: {layer.describe()} input port {port.id} "
+                    f"declares precision {port.precision}, as inferred, so its edge disagrees "
+                    "with the wrong declaration"
+                )
+                continue
             emit(
                 "edge-type",
                 f"{layer.describe()} input port {port.id} declares precision {port.precision}, "
