@@ -1,0 +1,768 @@
+"""The compiled form of a model: validated once, ops built once, constants folded once.
+
+:class:`CompiledModel` does, once per model, everything a run does not need to repeat:
+
+- validation (a model with errors is refused, with the errors listed);
+- building each layer's op (attributes parsed once);
+- a flat schedule: each tensor gets a slot of a list, each layer a tuple (its kernel, the
+  slots it reads and writes, the shape and element type each output must have, the slots
+  whose last reader it is), so a run is one loop over tuples;
+- constant folding: every layer whose inputs all come from Consts (f16/INT8/INT4 weight
+  decompression: Const → Convert → Subtract → Multiply) is computed once and its value kept,
+  and only the values still read by the rest of the model stay in memory
+  (:attr:`CompiledModel.folded_bytes` counts them; ``fold_constants=False`` keeps the
+  decompression lazy, done again on each run, when memory matters more than time).
+
+A run then feeds the inputs into their slots, calls each kernel, checks each produced array
+against the inferred shape and element type (a comparison of two tuples and two dtypes when
+the inferred shape is static) and drops every intermediate after its last reader.
+
+Stepping (:meth:`CompiledModel.steps`, ``on_step``, ``capture``, ``stop_after``,
+``partial``) walks the same schedule without folding, one :class:`Step` per layer, so every
+layer, Consts and folded ones included, is seen as it is computed.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from functools import partial as bind
+
+import numpy as np
+
+from irrun.arrays import load_npz, match_inputs
+from irrun.errors import (
+    ExecutionError,
+    InputValueError,
+    InternalError,
+    IRError,
+    UnsupportedOpError,
+    ValidationFailed,
+)
+from irrun.ops.base import OpContext
+from irrun.ops.registry import has_kernel, resolve_layer, runnable
+from irrun.shape import Shape
+
+__all__ = [
+    "CompiledModel",
+    "compile_model",
+    "Step",
+    "Results",
+    "NotRun",
+    "tensor_name",
+    "NOT_FOLDED",
+]
+
+#: Op types never folded even with constant inputs: each run must draw anew or touch state.
+NOT_FOLDED = frozenset({"RandomUniform", "Multinomial", "ReadValue", "Assign"})
+
+
+@dataclass
+class Step:
+    """One executed layer: what went in, what came out, how long it took.
+
+    A step holds its input and output arrays; the executor itself has already
+    dropped the ones no later layer needs, so they are freed with the step.
+    ``bridged`` is True when the outputs were given (``bridge=``), not computed.
+    """
+
+    layer: object
+    inputs: list
+    outputs: list
+    seconds: float
+    bridged: bool = False
+
+    @property
+    def tensors(self) -> dict:
+        """The outputs keyed by tensor name."""
+        return {tensor_name(p): a for p, a in zip(self.layer.outputs, self.outputs)}
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in self.outputs)
+        took = f"{self.seconds * 1e3:.2f} ms"
+        return f"<Step {self.layer.describe()} -> {shapes or 'nothing'} ({took})>"
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """A layer a partial run could not compute: ``reason`` says why (no kernel, or the layer
+    whose output it needed was not computed)."""
+
+    layer: object
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.layer.line}: {self.layer.describe()}: {self.reason}"
+
+
+class Results(dict):
+    """The arrays a run returns, keyed by name; a dict that renders as a table in Jupyter.
+
+    ``not_run`` lists the layers a partial run could not compute (:class:`NotRun`), and
+    ``bridged`` the layers whose outputs were given instead of computed.
+    """
+
+    not_run: tuple | list = ()
+    bridged: tuple | list = ()
+
+    def _repr_html_(self) -> str:
+        from irrun.render.html import arrays_html
+
+        return arrays_html(self)
+
+
+def tensor_name(port) -> str:
+    """A port's tensor name: its smallest tensor name, else ``<layer name>:<port id>``."""
+    from irrun.ir.names import smallest_name
+
+    if port.names:
+        return smallest_name(port.names)
+    return f"{port.layer.name or port.layer.id}:{port.id}"
+
+
+class _CheckFailed(Exception):
+    """A kernel's array is not what validation inferred (carries the InternalError)."""
+
+    def __init__(self, error):
+        super().__init__(error.message)
+        self.error = error
+
+
+class State:
+    """The variables of ReadValue/Assign layers, kept between runs of one compiled model.
+
+    ``read(variable_id)`` gives the value committed by an earlier run (``None``: never
+    written, or reset); ``write(variable_id, array)`` stages a value that becomes visible to
+    the next run when this one ends (as in OpenVINO).
+    """
+
+    def __init__(self):
+        self.values: dict[str, np.ndarray] = {}
+        self.pending: dict[str, np.ndarray] = {}
+
+    def read(self, variable_id):
+        """The committed value of ``variable_id`` (``None`` when none)."""
+        return self.values.get(variable_id)
+
+    def write(self, variable_id, array) -> None:
+        """Stage ``array`` as the value of ``variable_id`` for the next run."""
+        self.pending[variable_id] = array
+
+    def commit(self) -> None:
+        """Make this run's writes visible (called when a run ends)."""
+        self.values.update(self.pending)
+        self.pending.clear()
+
+    def discard(self) -> None:
+        """Forget this run's writes (a run that failed)."""
+        self.pending.clear()
+
+    def reset(self) -> None:
+        """Forget every variable: the next run reads their initial values."""
+        self.values.clear()
+        self.pending.clear()
+
+
+@dataclass
+class _Node:
+    """One scheduled layer."""
+
+    layer: object
+    op: object
+    evaluate: object  # callable(arguments) -> list of arrays, or None: no kernel
+    ins: tuple  # slots read, one per input port
+    outs: tuple  # ((slot, static shape or None, dtype or None), ...) per output port
+    frees: tuple = ()  # slots whose last reader this layer is
+    folded: bool = False
+    sink: bool = False
+
+
+@dataclass
+class _Program:
+    """The schedule of one graph (the model, or a body of a sub-graph op)."""
+
+    graph: object
+    nodes: list
+    slot_count: int
+    slots: dict  # id(port) -> slot, for every output port and open input port
+    parameters: dict  # body Parameter layer id -> slot (bodies), id(port) -> slot (model inputs)
+    results: dict  # body Result layer id -> slot
+    missing: list  # nodes without a kernel
+    fast: list = field(default_factory=list)  # nodes run when folded values are preloaded
+    preloaded: list = field(default_factory=list)  # (slot, array) of folded values
+
+
+def compile_model(model, *, fold_constants: bool = True) -> CompiledModel:
+    """The compiled form of ``model`` (see :class:`CompiledModel`)."""
+    return CompiledModel(model, fold_constants=fold_constants)
+
+
+class CompiledModel:
+    """A model ready to run many times: validated once, ops built once, constants folded.
+
+    Build one with ``model.compile()`` (:func:`irrun.execution.compile`); ``model.run`` uses a
+    compiled form cached on the model.
+
+    Parameters
+    ----------
+    model : irrun.Model
+    fold_constants : bool
+        Compute the layers fed only by constants (weight decompression) once, here, and keep
+        their values (:attr:`folded_bytes`); ``False`` computes them on each run instead.
+
+    Attributes
+    ----------
+    model : irrun.Model
+    folded_bytes : int
+        Bytes of folded values kept (arrays irrun allocated, not views of the weights file).
+    folded_layers : int
+        How many layers were folded (Consts included).
+    missing_kernels : list of Layer
+        Layers irrun has no kernel for: a full run refuses the model, a partial run, a
+        bridged one or a stop before them still runs.
+    validations, builds : int
+        How many times this compiled form validated the model and built its ops (once each;
+        tests use them to show that runs repeat neither).
+
+    Raises
+    ------
+    ValidationFailed
+        The model has validation errors.
+    """
+
+    def __init__(self, model, *, fold_constants: bool = True):
+        self.model = model
+        self.fold_constants = fold_constants
+        self.validations = 0
+        self.builds = 0
+        self.runs = 0
+        self.state = State()
+        model.check_weights()
+        self._validate()
+        self.program = self._compile_graph(model)
+        self.missing_kernels = [node.layer for node in self.program.missing]
+        self.folded_bytes = 0
+        self.folded_layers = 0
+        if fold_constants:
+            self._fold(self.program)
+        else:
+            outputs = {self.program.slots[id(o.port)] for o in model.outputs
+                       if id(o.port) in self.program.slots}  # fmt: skip
+            _set_fast(self.program, lambda n: not _is_noop(n), keep=outputs)
+        self._bodies: dict[tuple[int, str], _Program] = {}
+        # Model outputs: one tensor may feed several Results, each an output of its own name.
+        slots = self.program.slots
+        self._outputs = [(o.name, slots[id(o.port)]) for o in model.outputs if id(o.port) in slots]
+        self._inputs = [(id(i.port), slots[id(i.port)]) for i in model.inputs]
+
+    # -- building ---------------------------------------------------------------------
+    def _validate(self) -> None:
+        from irrun.validation import validate
+
+        self.validations += 1
+        report = validate(self.model)
+        if not report.ok:
+            errors = report.errors
+            listing = "\n".join(f"  {d}" for d in errors[:20])
+            more = f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else ""
+            if any(d.code == "internal" for d in errors):
+                more += "\n(error[internal] is a bug in irrun: please report it with the model)"
+            raise ValidationFailed(
+                f"the model has {len(errors)} validation error(s); fix them before running:"
+                f"\n{listing}{more}",
+                report,
+                file=self.model.file,
+            )
+
+    def _compile_graph(self, graph) -> _Program:
+        """Build the ops of ``graph`` and its schedule (slots, checks, last readers)."""
+        self.builds += 1
+        order = graph.topological_order()
+        slots: dict[int, int] = {}
+        parameters: dict = {}
+        results: dict = {}
+        nodes: list[_Node] = []
+        missing: list[_Node] = []
+        for layer in order:
+            for port in layer.outputs:
+                slots[id(port)] = len(slots)
+        for layer in order:
+            ins = []
+            for port in layer.inputs:
+                producer = graph.producer(port)
+                if producer is None or id(producer) not in slots:
+                    # An open input port of a fragment: fed like a Parameter.
+                    slot = slots[id(port)] = len(slots)
+                    parameters[id(port)] = slot
+                    ins.append(slot)
+                else:
+                    ins.append(slots[id(producer)])
+            outs = tuple((slots[id(p)], *_expected(p)) for p in layer.outputs)
+            op = evaluate = None
+            if layer.type == "Parameter":
+                parameters[layer.id if graph is not self.model else id(layer.outputs[0])] = outs[
+                    0
+                ][0]
+            else:
+                op_class = resolve_layer(layer)
+                if op_class is not None and has_kernel(op_class):
+                    op = op_class(layer, OpContext())
+                    evaluate = self._bind(op)
+            if layer.type == "Result" and ins:
+                results[layer.id] = ins[0]
+            node = _Node(layer, op, evaluate, tuple(ins), outs,
+                         sink=getattr(op, "uses_state", False) and not layer.outputs)  # fmt: skip
+            if layer.type != "Parameter" and evaluate is None:
+                missing.append(node)
+            nodes.append(node)
+        keep = set(parameters.values()) | set(results.values())
+        if graph is self.model:
+            keep |= {slots[id(o.port)] for o in self.model.outputs if id(o.port) in slots}
+        _set_last_readers(nodes, keep)
+        return _Program(graph, nodes, len(slots), slots, parameters, results, missing)
+
+    def _bind(self, op):
+        """The callable a node runs: ``op.evaluate``, given what the contract says the op
+        declares it needs (a body runner, the state)."""
+        if getattr(op, "runs_bodies", False):
+            return bind(op.evaluate, run_body=bind(self._run_body, op.layer))
+        if getattr(op, "uses_state", False):
+            return bind(op.evaluate, state=self.state)
+        return op.evaluate
+
+    def _fold(self, program: _Program) -> None:
+        """Compute once every layer fed only by constants; keep the values still read."""
+        constant: dict[int, np.ndarray] = {}  # slot -> value
+        folded_nodes = []
+        for node in program.nodes:
+            layer = node.layer
+            if node.evaluate is None or layer.type in NOT_FOLDED or layer.type == "Result":
+                continue
+            if getattr(node.op, "uses_state", False) or getattr(node.op, "runs_bodies", False):
+                continue
+            if not all(slot in constant for slot in node.ins):
+                continue
+            try:
+                produced = node.evaluate([constant[slot] for slot in node.ins])
+                self._check(node, produced)
+            except Exception:  # noqa: BLE001 - left to the run, which reports it in order
+                continue
+            for (slot, _, _), array in zip(node.outs, produced):
+                constant[slot] = array
+            node.folded = True
+            folded_nodes.append(node)
+        self.folded_layers = len(folded_nodes)
+        # Keep the folded values that something not folded reads, or that are model outputs.
+        outputs = {program.slots[id(o.port)] for o in self.model.outputs
+                   if id(o.port) in program.slots}  # fmt: skip
+        read = {slot for node in program.nodes if not node.folded for slot in node.ins}
+        program.preloaded = [(s, a) for s, a in constant.items() if s in read or s in outputs]
+        _set_fast(program, lambda n: not n.folded and not _is_noop(n),
+                  keep={slot for slot, _ in program.preloaded} | outputs)  # fmt: skip
+        self.folded_bytes = _owned_bytes(array for _, array in program.preloaded)
+
+    # -- running ----------------------------------------------------------------------
+    def run(self, inputs, *, capture=False, stop_after=None, on_step=None, partial=False,
+            bridge=None, threads=None, progress=None) -> Results:  # fmt: skip
+        """Run on ``inputs`` and return the outputs (see :func:`irrun.run` for the
+        parameters, the return value and the errors).
+
+        ``partial``: run every layer whose inputs can be computed, list the others in
+        ``Results.not_run`` instead of refusing. ``bridge``: ``{layer id: [arrays]}`` used as
+        the outputs of those layers instead of computing them (a layer without a kernel).
+        ``progress``: called as ``progress(done, total)`` now and then during the run.
+        """
+        if threads is not None:
+            from irrun.execution.threads import blas_threads
+
+            with blas_threads(threads):
+                return self.run(inputs, capture=capture, stop_after=stop_after,
+                                on_step=on_step, partial=partial, bridge=bridge,
+                                progress=progress)  # fmt: skip
+        if capture or stop_after is not None or on_step is not None or partial or bridge:
+            return self._run_stepping(inputs, capture, stop_after, on_step, partial, bridge)
+        return self._run_fast(inputs, progress)
+
+    def steps(self, inputs, *, stop_after=None, partial=False, bridge=None) -> Iterator[Step]:
+        """Execute one layer at a time, yielding a :class:`Step` per layer.
+
+        The inputs are checked before the first step. Intermediates are freed after their
+        last consumer, so keep what you need from each step. A layer irrun has no kernel for
+        stops the walk with :class:`~irrun.errors.UnsupportedOpError` when it is reached
+        (``partial``: it is skipped, and so is every layer that needs its outputs).
+        """
+        feeds = self._feeds(inputs)
+        stop_layer = self._stop_layer(stop_after)
+        return self._steps(feeds, stop_layer, partial, bridge or {}, None)
+
+    def reset_state(self) -> None:
+        """Forget the variables of ReadValue/Assign layers (the next run starts afresh)."""
+        self.state.reset()
+
+    def _feeds(self, inputs) -> dict:
+        if isinstance(inputs, (str, os.PathLike)):
+            inputs = load_npz(inputs)
+        return match_inputs(self.model, inputs)
+
+    def _stop_layer(self, stop_after):
+        if stop_after is None:
+            return None
+        try:
+            return self.model.layer(stop_after)
+        except KeyError as exc:
+            raise InputValueError(f"--stop-after: {exc.args[0]}", file=self.model.file) from None
+
+    def _refuse_missing(self, nodes) -> None:
+        missing: dict[str, list] = {}
+        for node in nodes:
+            layer = node.layer
+            missing.setdefault(f"{layer.type} ({layer.version or 'no version'})", []).append(layer)
+        listing = "; ".join(
+            f"{kind}: {len(layers)} layer(s), first {layers[0].name!r} at line {layers[0].line}"
+            for kind, layers in missing.items()
+        )
+        raise UnsupportedOpError(
+            f"irrun cannot run {sum(len(v) for v in missing.values())} layer(s) of this model: "
+            f"{listing}. It runs {', '.join(runnable())}; `irrun validate` can still check "
+            "the rest; `irrun execute --partial` runs the layers that do not need them",
+            file=self.model.file,
+        )
+
+    def _run_fast(self, inputs, progress) -> Results:
+        program = self.program
+        if program.missing:
+            self._refuse_missing(program.missing)
+        feeds = self._feeds(inputs)
+        self.model.check_weights()
+        values = [None] * program.slot_count
+        for slot, array in program.preloaded:
+            values[slot] = array
+        for port_id, slot in self._inputs:
+            values[slot] = feeds[port_id]
+        nodes = program.fast
+        try:
+            if progress is None:
+                _execute(self, nodes, values)
+            else:
+                step = max(1, len(nodes) // 100)
+                for start in range(0, len(nodes), step):
+                    _execute(self, nodes[start : start + step], values)
+                    progress(min(start + step, len(nodes)), len(nodes))
+        except BaseException:
+            self.state.discard()
+            raise
+        self.state.commit()
+        self.runs += 1
+        results = Results()
+        for name, slot in self._outputs:
+            results[name] = values[slot]
+        return results
+
+    def _run_stepping(self, inputs, capture, stop_after, on_step, partial, bridge) -> Results:
+        feeds = self._feeds(inputs)
+        stop_layer = self._stop_layer(stop_after)
+        results: dict[str, np.ndarray] = {}
+        output_names: dict[int, list[str]] = {}
+        for model_output in self.model.outputs:
+            output_names.setdefault(id(model_output.port), []).append(model_output.name)
+        not_run: list[NotRun] = []
+        bridged: list = []
+        last = None
+        for step in self._steps(feeds, stop_layer, partial, bridge or {}, not_run, eager=True):
+            for port, array in zip(step.layer.outputs, step.outputs):
+                if capture:
+                    results[tensor_name(port)] = array
+                for name in output_names.get(id(port), ()):
+                    results[name] = array
+            if step.bridged:
+                bridged.append(step.layer)
+            if on_step is not None:
+                on_step(step)
+            last = step
+        if stop_layer is not None and last is not None and last.layer is stop_layer:
+            results.update(last.tensors)
+        # Model outputs first, in model order, then the rest.
+        ordered = Results((o.name, results[o.name]) for o in self.model.outputs
+                          if o.name in results)  # fmt: skip
+        ordered.update(results)
+        ordered.not_run = not_run
+        ordered.bridged = bridged
+        return ordered
+
+    def _steps(self, feeds, stop_layer, partial, bridge, not_run, eager=False) -> Iterator[Step]:
+        """The stepping walk. A layer that cannot be computed (no kernel and not bridged, or
+        an input not computed) is skipped and listed in ``not_run`` when ``partial``, or when
+        the stop layer does not need it; otherwise it is refused: all of them before the
+        first step when ``eager`` (a run), else when the walk reaches it (stepping)."""
+        program = self.program
+        model = self.model
+        nodes = program.nodes
+        needed = None
+        if stop_layer is not None:
+            nodes = _prefix(nodes, stop_layer)
+            needed = {id(n) for n in _ancestors(nodes, stop_layer)}
+        if not partial and (eager or needed is not None):
+            missing = [n for n in nodes if n.evaluate is None and n.layer.type != "Parameter"
+                       and n.layer.id not in bridge
+                       and (needed is None or id(n) in needed)]  # fmt: skip
+            if missing:
+                self._refuse_missing(missing)
+        if not_run is None:
+            not_run = []
+        values = [None] * program.slot_count
+        unknown: dict[int, object] = {}  # slot -> the layer that could not compute it
+        for port_id, slot in self._inputs:
+            values[slot] = feeds[port_id]
+        finished = False
+        try:
+            for node in nodes:
+                layer = node.layer
+                arguments = [values[slot] for slot in node.ins]
+                blocked = next((unknown[s] for s in node.ins if s in unknown), None)
+                given = bridge.get(layer.id)
+                started = time.perf_counter()
+                if layer.type == "Parameter":
+                    produced = [values[node.outs[0][0]]]
+                elif given is not None:
+                    produced = list(given)
+                elif blocked is not None or node.evaluate is None:
+                    reason = (
+                        f"it needs the output of {blocked.describe()}, which was not computed"
+                        if blocked is not None
+                        else "irrun has no kernel for it"
+                    )
+                    if not partial and (needed is None or id(node) in needed):
+                        self._refuse_missing([node])
+                    not_run.append(NotRun(layer, reason))
+                    for slot, _, _ in node.outs:
+                        unknown[slot] = layer if blocked is None else blocked
+                    _free(values, node.frees)
+                    continue
+                else:
+                    produced = _evaluate(self, node, arguments)
+                elapsed = time.perf_counter() - started
+                if layer.type != "Parameter":
+                    try:
+                        self._check(node, produced)
+                    except _CheckFailed as failed:
+                        raise failed.error from None
+                for (slot, _, _), array in zip(node.outs, produced):
+                    values[slot] = array
+                # Free what no later layer needs before handing the step out.
+                _free(values, node.frees)
+                yield Step(layer, arguments, list(produced), elapsed, bridged=given is not None)
+                if stop_layer is layer:
+                    break
+                # The caller ran between two steps: the weights that Const views read must
+                # still be the ones loaded (a truncated file would kill the process with
+                # SIGBUS).
+                model.check_weights()
+            finished = True
+        finally:
+            if finished:
+                self.state.commit()
+                self.runs += 1
+            else:
+                self.state.discard()
+
+    def _check(self, node, produced) -> None:
+        """Raise :class:`_CheckFailed` unless each array has the inferred shape and type."""
+        for (_, shape, dtype), array, port in zip(node.outs, produced, node.layer.outputs):
+            if array.shape != shape or array.dtype != dtype:
+                _check_output(self.model, node.layer, port, array)
+
+    # -- bodies -----------------------------------------------------------------------
+    def _run_body(self, layer, tag: str, feeds: dict) -> dict:
+        """Run body ``tag`` of ``layer`` with its Parameters fed by body layer id; return
+        every body Result's array by its body layer id (the contract of ``runs_bodies``)."""
+        key = (id(layer), tag)
+        program = self._bodies.get(key)
+        if program is None:
+            body = layer.bodies[tag]
+            program = self._bodies[key] = self._compile_graph(body)
+            if program.missing:
+                self._refuse_missing(program.missing)
+            _set_fast(program, lambda n: not _is_noop(n), keep=set(program.results.values()))
+        values = [None] * program.slot_count
+        for body_id, slot in program.parameters.items():
+            if body_id in feeds:
+                values[slot] = feeds[body_id]
+        _execute(self, program.fast, values)
+        return {body_id: values[slot] for body_id, slot in program.results.items()}
+
+
+def _is_noop(node) -> bool:
+    """Parameters (fed before the run) and Results (their input is the output) do nothing."""
+    return node.layer.type in ("Parameter", "Result") and not node.sink
+
+
+def _expected(port) -> tuple:
+    """``(static shape tuple or None, numpy dtype or None)`` a produced array is compared with
+    (``None``: the slow check, for dynamic shapes and types)."""
+    shape = port.inferred_shape
+    static = shape.to_tuple() if shape is not None and shape.is_static else None
+    etype = port.inferred_type
+    dtype = None
+    if etype is not None and etype.name != "dynamic":
+        try:
+            dtype = etype.numpy_dtype
+        except (AttributeError, TypeError, ValueError):
+            dtype = None
+    return static, dtype
+
+
+def _set_last_readers(nodes, keep) -> None:
+    """Give each node the slots it is the last reader of (never those in ``keep``); outputs
+    nobody reads are freed by their producer."""
+    last: dict[int, int] = {}
+    for index, node in enumerate(nodes):
+        for slot, _, _ in node.outs:
+            last.setdefault(slot, index)
+        for slot in node.ins:
+            last[slot] = index
+    frees: dict[int, list] = {}
+    for slot, index in last.items():
+        if slot not in keep:
+            frees.setdefault(index, []).append(slot)
+    for index, node in enumerate(nodes):
+        node.frees = tuple(frees.get(index, ()))
+
+
+def _set_fast(program, runs, keep) -> None:
+    """The fast schedule of ``program``: copies of the nodes ``runs`` selects, with their own
+    last readers (never the slots in ``keep`` nor the fed ones)."""
+    program.fast = [replace(node) for node in program.nodes if runs(node)]
+    _set_last_readers(program.fast, set(keep) | set(program.parameters.values()))
+
+
+def _free(values, slots) -> None:
+    for slot in slots:
+        values[slot] = None
+
+
+def _prefix(nodes, stop_layer):
+    for index, node in enumerate(nodes):
+        if node.layer is stop_layer:
+            return nodes[: index + 1]
+    return nodes
+
+
+def _ancestors(nodes, stop_layer) -> list:
+    """The nodes ``stop_layer`` depends on (itself included)."""
+    producer_of = {}
+    for node in nodes:
+        for slot, _, _ in node.outs:
+            producer_of[slot] = node
+    wanted = [n for n in nodes if n.layer is stop_layer]
+    seen = {id(n) for n in wanted}
+    while wanted:
+        node = wanted.pop()
+        for slot in node.ins:
+            source = producer_of.get(slot)
+            if source is not None and id(source) not in seen:
+                seen.add(id(source))
+                wanted.append(source)
+    return [n for n in nodes if id(n) in seen]
+
+
+def _execute(compiled, nodes, values) -> None:
+    """Run ``nodes`` over ``values``: the loop every run spends its dispatch time in."""
+    node = None
+    try:
+        for node in nodes:
+            produced = node.evaluate([values[slot] for slot in node.ins])
+            for (slot, shape, dtype), array in zip(node.outs, produced):
+                if array.shape != shape or array.dtype != dtype:
+                    compiled._check(node, produced)
+                values[slot] = array
+            for slot in node.frees:
+                values[slot] = None
+    except _CheckFailed as failed:
+        raise failed.error from None
+    except Exception as exc:
+        error = _failure(compiled.model, node.layer, exc) if node is not None else None
+        if error is None:
+            raise
+        raise error from None
+
+
+def _evaluate(compiled, node, arguments):
+    try:
+        return node.evaluate(arguments)
+    except Exception as exc:
+        error = _failure(compiled.model, node.layer, exc)
+        if error is None:
+            raise
+        raise error from None
+
+
+def _failure(model, layer, exc):
+    """The error to report for ``exc`` raised by ``layer``'s kernel (``None``: re-raise it as
+    it is, a bug to see with its traceback)."""
+    if isinstance(exc, IRError):
+        # Keep the kernel's own class (IndexOutOfRangeError...) so callers can tell them apart.
+        error_class = type(exc) if isinstance(exc, ExecutionError) else ExecutionError
+        return error_class(
+            f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
+        )
+    if isinstance(exc, NotImplementedError):
+        # A kernel that runs only some element types (Softmax on integers, Convert to string):
+        # the model is valid, irrun cannot run this layer on it.
+        return UnsupportedOpError(
+            f"{layer.describe()} cannot run in irrun: {exc}", file=model.file, line=layer.line
+        )
+    if isinstance(exc, (ValueError, TypeError)):
+        # Shapes that are dynamic in the file can still disagree at run time (Concat inputs
+        # [?,2] and [?,3] fed [2,2] and [3,3]); the kernels say so with ValueError/TypeError.
+        return ExecutionError(
+            f"{layer.describe()} failed on these inputs: {exc}", file=model.file, line=layer.line
+        )
+    if isinstance(exc, MemoryError):
+        shapes = ", ".join(str(p.inferred_shape) for p in layer.outputs)
+        return ExecutionError(
+            f"{layer.describe()} needs more memory than is available for its output ({shapes})",
+            file=model.file,
+            line=layer.line,
+        )
+    return None
+
+
+def _check_output(model, layer, port, array) -> None:
+    inferred = port.inferred_shape
+    if inferred is not None and not inferred.compatible(Shape(array.shape)):
+        raise _CheckFailed(
+            InternalError(
+                f"{layer.describe()} output port {port.id} produced shape {list(array.shape)}, "
+                f"but validation inferred {inferred} (a bug in irrun: please report it)",
+                file=model.file,
+                line=port.line,
+            )
+        )
+    etype = port.inferred_type
+    if etype is not None and etype.name != "dynamic" and array.dtype != etype.numpy_dtype:
+        raise _CheckFailed(
+            InternalError(
+                f"{layer.describe()} output port {port.id} produced {array.dtype}, but "
+                f"validation inferred {etype} (a bug in irrun: please report it)",
+                file=model.file,
+                line=port.line,
+            )
+        )
+
+
+def _owned_bytes(arrays) -> int:
+    """Bytes of memory irrun allocated for ``arrays`` (views of the memory-mapped weights and
+    views of one another counted once, or not at all)."""
+    seen, total = set(), 0
+    for array in arrays:
+        root = array
+        while isinstance(getattr(root, "base", None), np.ndarray):
+            root = root.base
+        if not isinstance(root, np.ndarray) or root.base is not None or id(root) in seen:
+            continue  # a view of the weights' mmap (its base is the mmap), or counted already
+        seen.add(id(root))
+        total += root.nbytes
+    return total
+

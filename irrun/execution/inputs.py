@@ -1,0 +1,210 @@
+"""Seeded random inputs of each input's element type and shape, for running without a file.
+
+- Floating-point inputs: standard normal values (rounded to the type: f16, bf16...).
+- Boolean inputs: ``True`` or ``False``, evenly.
+- Integer inputs: uniform in a range. When the input (directly or through Convert, Reshape,
+  Squeeze or Unsqueeze) is the indices of a Gather whose data size along the gathered axis
+  is known (token ids into an embedding table), the range is ``[0, that size)`` (the smallest
+  such size when it indexes several tables); otherwise :data:`DEFAULT_INTEGER_RANGE`
+  (``[0, 10)``), cut to what the type holds.
+- String inputs: one lowercase letter each.
+- Dynamic dims: from ``shapes`` (``{input name: shape}``), else the dim's lower bound when it
+  is at least 1, else :data:`DEFAULT_DIM` (1), never above the dim's upper bound. An input of
+  dynamic rank needs its shape in ``shapes``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from irrun.errors import InputFileError, InputValueError
+from irrun.text import short_text
+
+__all__ = ["random_inputs", "save_inputs", "DEFAULT_DIM", "DEFAULT_INTEGER_RANGE"]
+
+#: The size a dynamic dim gets when neither ``shapes`` nor its lower bound says.
+DEFAULT_DIM = 1
+#: ``[low, high)`` of integer inputs whose use says nothing of their range.
+DEFAULT_INTEGER_RANGE = (0, 10)
+#: Layers an index passes through unchanged in value.
+_VALUE_PRESERVING = {"Convert", "Reshape", "Squeeze", "Unsqueeze"}
+
+
+def random_inputs(model, *, seed: int = 0, shapes: dict | None = None) -> dict:
+    """Seeded random arrays for every input of ``model``, keyed by input name.
+
+    Parameters
+    ----------
+    model : irrun.Model
+    seed : int
+        The seed of :func:`numpy.random.default_rng`: the same seed gives the same arrays.
+    shapes : dict, optional
+        ``{input name (or any of its tensor names): shape}`` for inputs with dynamic dims.
+
+    Returns
+    -------
+    dict
+        ``{input name: array}``, ready for :func:`irrun.run`.
+
+    Raises
+    ------
+    InputValueError
+        A shape in ``shapes`` names no input or does not fit the input's partial shape, or an
+        input of dynamic rank has no shape given.
+
+    Examples
+    --------
+    >>> import irrun
+    >>> model = irrun.load('<layer id="1" name="neg" type="Negative" version="opset1">'
+    ...     '<input><port id="0" precision="I32"><dim>-1</dim><dim>3</dim></port></input>'
+    ...     '<output><port id="1" precision="I32"><dim>-1</dim><dim>3</dim></port></output>'
+    ...     '</layer>')
+    >>> inputs = random_inputs(model, seed=1, shapes={"neg:in0": [2, 3]})
+    >>> inputs["neg:in0"].shape, inputs["neg:in0"].dtype.name
+    ((2, 3), 'int32')
+    >>> bool((random_inputs(model, seed=1, shapes={"neg:in0": [2, 3]})["neg:in0"]
+    ...       == inputs["neg:in0"]).all())
+    True
+    """
+    from irrun.validation import validate
+
+    given = _resolve_shapes(model, shapes or {})
+    if any(i.port.inferred_shape is None for i in model.inputs):
+        validate(model)  # the index ranges read inferred shapes
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for model_input in model.inputs:
+        shape = _shape(model, model_input, given.get(id(model_input)))
+        etype = model_input.element_type
+        arrays[model_input.name] = _draw(rng, model, model_input, etype, shape)
+    return arrays
+
+
+def save_inputs(path, inputs: dict) -> None:
+    """Write ``inputs`` to the ``.npz`` at ``path``, refusing to replace an existing file."""
+    from irrun.arrays import save_npz
+
+    if os.path.lexists(path):
+        raise InputFileError(
+            f"{os.fspath(path)!r} exists; the inputs are written only to a new file: choose "
+            "another name or remove it first",
+            file=os.fspath(path),
+        )
+    save_npz(path, inputs)
+
+
+def _resolve_shapes(model, shapes: dict) -> dict:
+    resolved = {}
+    for name, shape in shapes.items():
+        try:
+            model_input = model.input(name)
+        except KeyError as exc:
+            raise InputValueError(f"--shape {short_text(name)}: {exc.args[0]}",
+                                  file=model.file) from None  # fmt: skip
+        try:
+            dims = tuple(int(size) for size in shape)
+        except (TypeError, ValueError):
+            raise InputValueError(
+                f"--shape {short_text(name)}: {shape!r} is not a list of sizes (write it as "
+                "1,3,224,224)",
+                file=model.file,
+            ) from None
+        if any(size < 0 for size in dims):
+            raise InputValueError(f"--shape {short_text(name)}: sizes cannot be negative "
+                                  f"({list(dims)})", file=model.file)  # fmt: skip
+        resolved[id(model_input)] = dims
+    return resolved
+
+
+def _shape(model, model_input, given) -> tuple:
+    from irrun.shape import Shape
+
+    partial = model_input.shape
+    if given is not None:
+        if partial.rank_is_static and not partial.compatible(Shape(given)):
+            raise InputValueError(
+                f"--shape {short_text(model_input.name)}={','.join(map(str, given))} does not "
+                f"fit the input's shape {partial}",
+                file=model.file,
+            )
+        return given
+    if not partial.rank_is_static:
+        raise InputValueError(
+            f"input {short_text(model_input.name)!r} has a dynamic rank: give its shape, e.g. "
+            f"--shape {model_input.name}=1,3,224,224 (shapes={{{model_input.name!r}: [...]}})",
+            file=model.file,
+        )
+    sizes = []
+    for dim in partial:
+        if dim.is_static:
+            sizes.append(dim.lower)
+        else:
+            size = dim.lower if dim.lower >= 1 else DEFAULT_DIM
+            sizes.append(size if dim.upper is None else min(size, dim.upper))
+    return tuple(sizes)
+
+
+def _draw(rng, model, model_input, etype, shape) -> np.ndarray:
+    if etype is None or etype.name == "dynamic":
+        return rng.standard_normal(shape, dtype=np.float32)
+    dtype = etype.numpy_dtype
+    if etype.kind == "float":
+        return rng.standard_normal(shape).astype(dtype)
+    if etype.kind == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    if etype.kind == "string":
+        letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+        return letters[rng.integers(0, 26, shape)].astype(dtype)
+    low, high = _index_range(model, model_input.port) or DEFAULT_INTEGER_RANGE
+    info = np.iinfo(dtype) if np.issubdtype(dtype, np.integer) else None
+    if info is not None:
+        low, high = max(low, int(info.min)), min(high, int(info.max) + 1)
+    if etype.bits < 8:  # u4, i4, u1...: what the packed type holds
+        top = 1 << etype.bits
+        low, high = (max(low, -top // 2), min(high, top // 2)) if etype.kind == "int" else (
+            max(low, 0), min(high, top))
+    return rng.integers(low, max(high, low + 1), shape).astype(dtype)
+
+
+def _index_range(model, port) -> tuple | None:
+    """``(0, n)`` when the tensor of ``port`` indexes a Gather's data of ``n`` rows along its
+    axis (through value-preserving layers), the smallest such ``n``; else ``None``."""
+    sizes = []
+    pending, seen = [port], set()
+    while pending:
+        output = pending.pop()
+        if id(output) in seen:
+            continue
+        seen.add(id(output))
+        for consumer in model.consumers(output):
+            layer = consumer.layer
+            if layer.type in _VALUE_PRESERVING and layer.inputs and layer.inputs[0] is consumer:
+                pending.extend(layer.outputs)
+            elif layer.type == "Gather" and len(layer.inputs) >= 2 and layer.inputs[1] is consumer:
+                size = _gathered_size(model, layer)
+                if size is not None:
+                    sizes.append(size)
+    return (0, min(sizes)) if sizes else None
+
+
+def _gathered_size(model, layer) -> int | None:
+    data = model.producer(layer.inputs[0])
+    shape = data.inferred_shape if data is not None else None
+    if shape is None or not shape.rank_is_static:
+        return None
+    axis = 0
+    if len(layer.inputs) >= 3:
+        source = model.producer(layer.inputs[2])
+        if source is None or source.layer.type != "Const":
+            return None
+        try:
+            axis = int(np.asarray(model.constant(source.layer)).reshape(-1)[0])
+        except Exception:  # noqa: BLE001 - an unreadable axis says nothing of the range
+            return None
+    rank = shape.rank
+    if not -rank <= axis < rank:
+        return None
+    dim = shape[axis]
+    return dim.lower if dim.is_static and dim.lower > 0 else None
