@@ -21,6 +21,9 @@ __all__ = [
     "load_all",
     "validate",
     "run",
+    "compile",
+    "reset_state",
+    "random_inputs",
     "steps",
     "compare",
     "draw",
@@ -58,18 +61,46 @@ def validate(model):
     return validate(model)
 
 
-def run(model, inputs, *, capture=False, stop_after=None, on_step=None) -> dict:
-    """Run the model on ``inputs`` (dict or ``.npz`` path); see :func:`irrun.execution.run`."""
+def run(model, inputs=None, *, capture=False, stop_after=None, on_step=None, partial=False,
+        bridge=None, threads=None, validate=False, seed=0, shapes=None,
+        progress=None) -> dict:  # fmt: skip
+    """Run the model on ``inputs`` (dict or ``.npz`` path; ``None``: seeded random inputs),
+    through its compiled form (made once, cached); see :func:`irrun.execution.run`."""
     from irrun.execution import run
 
-    return run(model, inputs, capture=capture, stop_after=stop_after, on_step=on_step)
+    return run(model, inputs, capture=capture, stop_after=stop_after, on_step=on_step,
+               partial=partial, bridge=bridge, threads=threads, validate=validate, seed=seed,
+               shapes=shapes, progress=progress)  # fmt: skip
 
 
-def steps(model, inputs, *, stop_after=None):
+def compile(model, *, fold_constants=True, validate=False):  # noqa: A001
+    """The compiled form of the model (validated once, ops built once, constants folded),
+    cached on the model; see :func:`irrun.execution.compile`."""
+    from irrun.execution import compile
+
+    return compile(model, fold_constants=fold_constants, validate=validate)
+
+
+def reset_state(model) -> None:
+    """Forget the variables (ReadValue/Assign) kept between runs of the model."""
+    from irrun.execution import compile
+
+    compile(model).reset_state()
+
+
+def random_inputs(model, *, seed=0, shapes=None) -> dict:
+    """Seeded random inputs of each input's type and shape; see
+    :func:`irrun.execution.random_inputs`."""
+    from irrun.execution import random_inputs
+
+    return random_inputs(model, seed=seed, shapes=shapes)
+
+
+def steps(model, inputs=None, *, stop_after=None, partial=False, bridge=None):
     """Execute one layer at a time, yielding :class:`~irrun.execution.Step` objects."""
     from irrun.execution import steps
 
-    return steps(model, inputs, stop_after=stop_after)
+    return steps(model, inputs, stop_after=stop_after, partial=partial, bridge=bridge)
 
 
 def compare(model, inputs, *, device="CPU"):
@@ -105,7 +136,7 @@ def _layer_html(layer) -> str:
 
 def _add_methods():
     """Make the functions above methods of the data classes (once: this module runs once)."""
-    for function in (validate, run, steps, compare, draw):
+    for function in (validate, run, compile, reset_state, random_inputs, steps, compare, draw):
         setattr(Model, function.__name__, function)
     Model._repr_html_ = _model_html
     Layer._repr_html_ = _layer_html
