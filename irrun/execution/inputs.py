@@ -163,8 +163,11 @@ def _draw(rng, model, model_input, etype, shape) -> np.ndarray:
         low, high = max(low, int(info.min)), min(high, int(info.max) + 1)
     if etype.bits < 8:  # u4, i4, u1...: what the packed type holds
         top = 1 << etype.bits
-        low, high = (max(low, -top // 2), min(high, top // 2)) if etype.kind == "int" else (
-            max(low, 0), min(high, top))
+        low, high = (
+            (max(low, -top // 2), min(high, top // 2))
+            if etype.kind == "int"
+            else (max(low, 0), min(high, top))
+        )
     return rng.integers(low, max(high, low + 1), shape).astype(dtype)
 
 
