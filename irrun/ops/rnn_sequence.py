@@ -1,0 +1,29 @@
+"""RNNSequence-5: a plain recurrent cell run over a sequence, in one or both directions.
+
+Spec facts: inputs X ``[batch, seq_len, input_size]``, initial_hidden_state ``[batch,
+num_directions, hidden_size]``, sequence_lengths ``[batch]``, W ``[num_directions,
+hidden_size, input_size]``, R ``[num_directions, hidden_size, hidden_size]``, B
+``[num_directions, hidden_size]``. Outputs Y ``[batch, num_directions, seq_len, hidden_size]``
+and Ho ``[batch, num_directions, hidden_size]``. Attributes: those of every recurrent op
+(``irrun.ops._recurrent``; one activation, default tanh) and ``direction``.
+
+Shape rule: ``seq_base_shape_infer`` with one gate. Tolerance against the CPU plugin (f32):
+``rtol 1e-5, atol 1e-6 * seq_len``.
+"""
+
+from __future__ import annotations
+
+from irrun.ops._recurrent import BASE_ATTRIBUTES, DIRECTION, RecurrentSequence
+from irrun.ops.registry import register
+
+
+@register
+class RNNSequence(RecurrentSequence):
+    """RNNSequence-5 (six inputs)."""
+
+    type, version, inputs = "RNNSequence", 5, (6, 6)
+    attributes = (*BASE_ATTRIBUTES, DIRECTION)
+    kind, gates = "rnn", 1
+    names = ("X", "initial_hidden_state", "sequence_lengths", "W", "R", "B")
+    typed_inputs = (0, 1, 3, 4, 5)
+    default_activations = ("tanh",)
