@@ -302,9 +302,9 @@ class CompiledModel:
             outs = tuple((slots[id(p)], *_expected(p)) for p in layer.outputs)
             op = evaluate = None
             if layer.type == "Parameter":
-                parameters[layer.id if graph is not self.model else id(layer.outputs[0])] = outs[0][
-                    0
-                ]
+                # Bodies feed Parameters by body layer id, the model by the input port.
+                key = layer.id if graph is not self.model else id(layer.outputs[0])
+                parameters[key] = outs[0][0]
             else:
                 op_class = resolve_layer(layer)
                 if op_class is not None and has_kernel(op_class):

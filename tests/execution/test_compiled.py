@@ -1,0 +1,268 @@
+"""The compiled form: validated once, ops built once, constants folded once, a schedule that
+frees after the last reader; runs that need only part of a model with an op without a
+kernel; random inputs."""
+
+import numpy as np
+import openvino as ov
+import pytest
+from openvino import opset1, opset8
+
+import irrun
+from irrun.execution import DEFAULT_INTEGER_RANGE, random_inputs
+from irrun.execution.inputs import save_inputs
+from irrun.ops.base import Op
+from irrun.ops.registry import register, resolve
+
+
+def save(tmp_path, results, parameters, name="m", compress=False):
+    model = ov.Model(results, parameters, name)
+    path = tmp_path / f"{name}.xml"
+    ov.save_model(model, path, compress_to_fp16=compress)
+    return irrun.load(path)
+
+
+def param(shape, dtype=np.float32, name="x"):
+    node = opset1.parameter(shape, dtype, name=name)
+    node.output(0).get_tensor().set_names({name})
+    return node
+
+
+def named(node, name):
+    node.set_friendly_name(name)
+    node.output(0).get_tensor().set_names({name})
+    return node
+
+
+@pytest.fixture
+def erf_without_kernel():
+    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration."""
+    original = resolve("Erf", 1)
+
+    class ShapeOnlyErf(original):
+        evaluate = Op.evaluate
+
+    register(ShapeOnlyErf, replace=True)
+    yield
+    register(original, replace=True)
+
+
+def _two_branches(tmp_path):
+    """x -> relu -> erf -> add(erf, relu) -> out; x -> neg -> other (no Erf on that path)."""
+    x = param([2, 3])
+    relu = named(opset1.relu(x), "relu")
+    erf = named(opset1.erf(relu), "erf")
+    added = named(opset1.add(erf, relu), "out")
+    other = named(opset1.negative(x), "other")
+    return save(tmp_path, [opset1.result(added), opset1.result(other)], [x])
+
+
+def test_repeated_runs_neither_revalidate_nor_rebuild_ops(tmp_path, monkeypatch):
+    import irrun.validation
+
+    model = _two_branches(tmp_path)
+    validations, builds = [], []
+    real_validate = irrun.validation.validate
+    real_init = Op.__init__
+
+    def counted_validate(*args, **kwargs):
+        validations.append(1)
+        return real_validate(*args, **kwargs)
+
+    def counted_init(self, *args, **kwargs):
+        builds.append(1)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(irrun.validation, "validate", counted_validate)
+    monkeypatch.setattr(Op, "__init__", counted_init)
+    data = {"x": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    first = model.run(data)
+    assert len(validations) == 1 and builds
+    built = len(builds)
+    for _ in range(3):
+        again = model.run(data)
+        assert again.keys() == first.keys()
+        assert all(np.array_equal(again[k], first[k]) for k in first)
+    assert len(validations) == 1 and len(builds) == built
+    compiled = model.compile()
+    assert (compiled.validations, compiled.builds, compiled.runs) == (1, 1, 4)
+    model.run(data, validate=True)
+    assert len(validations) == 2
+
+
+def test_f16_weights_are_decompressed_once_and_counted(tmp_path):
+    x = param([2, 4])
+    weights = np.arange(12, dtype=np.float32).reshape(4, 3) / 8
+    product = named(opset1.matmul(x, opset1.constant(weights), False, False), "y")
+    model = save(tmp_path, [opset1.result(product)], [x], compress=True)
+    assert "Convert" in {layer.type for layer in model.layers}
+    folded = model.compile()
+    lazy = irrun.execution.compile(model, fold_constants=False)
+    assert folded.folded_bytes == weights.nbytes  # the f32 copy kept; the f16 Const is a view
+    assert lazy.folded_bytes == 0
+    data = {"x": np.arange(8, dtype=np.float32).reshape(2, 4)}
+    assert np.array_equal(folded.run(data)["y"], lazy.run(data)["y"])
+    assert np.array_equal(folded.run(data)["y"], data["x"] @ weights)
+
+
+def test_fast_schedule_frees_intermediates_after_their_last_reader(tmp_path):
+    x = param([3])
+    first = named(opset1.relu(x), "first")
+    second = named(opset1.negative(first), "second")
+    third = named(opset1.add(second, first), "third")
+    model = save(tmp_path, [opset1.result(third)], [x])
+    compiled = model.compile()
+    frees = {node.layer.name: [compiled.program.slots[id(p)] for p in node.layer.outputs]
+             for node in compiled.program.fast}  # fmt: skip
+    freed_by = {node.layer.name: set(node.frees) for node in compiled.program.fast}
+    assert set(frees["first"]) <= freed_by["third"]  # its last reader is "third"
+    assert set(frees["second"]) <= freed_by["third"]
+    assert not set(frees["third"]) & set().union(*freed_by.values())  # the output stays
+
+
+def test_a_kernel_giving_another_shape_is_an_internal_error(tmp_path, monkeypatch):
+    model = _two_branches(tmp_path)
+    compiled = model.compile()
+    node = next(n for n in compiled.program.fast if n.layer.name == "relu")
+    monkeypatch.setattr(node, "evaluate", lambda arguments: [np.zeros(5, np.float32)])
+    with pytest.raises(irrun.InternalError, match=r"produced shape \[5\], but validation"):
+        model.run({"x": np.zeros((2, 3), np.float32)})
+
+
+def test_full_run_refuses_a_model_needing_an_op_without_kernel(tmp_path, erf_without_kernel):
+    model = _two_branches(tmp_path)
+    with pytest.raises(irrun.UnsupportedOpError, match=r"Erf \(opset1\): 1 layer\(s\)"):
+        model.run({"x": np.zeros((2, 3), np.float32)})
+
+
+def test_partial_run_computes_what_it_can_and_lists_the_rest(tmp_path, erf_without_kernel):
+    model = _two_branches(tmp_path)
+    data = np.array([[-1, 0, 1], [2, -3, 4]], np.float32)
+    results = model.run({"x": data}, partial=True)
+    assert list(results) == ["other"]
+    assert np.array_equal(results["other"], -data)
+    assert [(n.layer.type, n.reason) for n in results.not_run] == [
+        ("Erf", "irrun has no kernel for it"),
+        ("Add", "it needs the output of layer 3 'erf' (Erf), which was not computed"),
+        ("Result", "it needs the output of layer 3 'erf' (Erf), which was not computed"),
+    ]
+
+
+def test_stop_after_and_steps_need_only_the_layers_before(tmp_path, erf_without_kernel):
+    model = _two_branches(tmp_path)
+    data = np.array([[-1, 0, 1], [2, -3, 4]], np.float32)
+    stopped = model.run({"x": data}, stop_after="relu")
+    assert np.array_equal(stopped["relu"], np.maximum(data, 0))
+    walked = []
+    with pytest.raises(irrun.UnsupportedOpError, match="erf"):
+        for step in model.steps({"x": data}):
+            walked.append(step.layer.name)
+    assert "relu" in walked and "erf" not in walked
+    with pytest.raises(irrun.UnsupportedOpError, match="erf"):
+        model.run({"x": data}, stop_after="out")
+
+
+def test_bridged_layers_take_the_given_outputs(tmp_path, erf_without_kernel):
+    from scipy.special import erf
+
+    model = _two_branches(tmp_path)
+    data = np.array([[-1, 0, 1], [2, -3, 4]], np.float32)
+    layer = model.layer("erf")
+    given = erf(np.maximum(data, 0)).astype(np.float32)
+    results = model.run({"x": data}, bridge={layer.id: [given]})
+    assert results.bridged == [layer]
+    assert np.array_equal(results["out"], given + np.maximum(data, 0))
+
+
+def test_unknown_stop_after_suggests_close_names(tmp_path):
+    model = _two_branches(tmp_path)
+    with pytest.raises(irrun.InputValueError, match=r"did you mean 'relu'"):
+        model.run({"x": np.zeros((2, 3), np.float32)}, stop_after="rellu")
+
+
+def test_random_inputs_are_seeded_typed_and_shaped(tmp_path):
+    x = opset1.parameter([-1, 3], np.float32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    flags = param([2], np.bool_, name="flags")
+    counts = param([4], np.int32, name="counts")
+    model = save(tmp_path, [opset1.result(x), opset1.result(flags), opset1.result(counts)],
+                 [x, flags, counts])  # fmt: skip
+    first = random_inputs(model, seed=3, shapes={"x": [5, 3]})
+    again = random_inputs(model, seed=3, shapes={"x": [5, 3]})
+    other = random_inputs(model, seed=4, shapes={"x": [5, 3]})
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+    assert not np.array_equal(first["x"], other["x"])
+    assert (first["x"].shape, first["x"].dtype) == ((5, 3), np.float32)
+    assert first["flags"].dtype == np.bool_
+    low, high = DEFAULT_INTEGER_RANGE
+    assert first["counts"].dtype == np.int32
+    assert low <= first["counts"].min() and first["counts"].max() < high
+    assert random_inputs(model)["x"].shape == (1, 3)  # the stated default for a dynamic dim
+    with pytest.raises(irrun.InputValueError, match=r"does not fit the input's shape"):
+        random_inputs(model, shapes={"x": [5, 4]})
+    with pytest.raises(irrun.InputValueError, match=r"no input named 'y'"):
+        random_inputs(model, shapes={"y": [1]})
+
+
+def test_token_ids_stay_inside_the_embedding_table(tmp_path):
+    ids = param([1, 64], np.int64, name="ids")
+    table = opset1.constant(np.arange(7 * 2, dtype=np.float32).reshape(7, 2))
+    looked_up = named(opset8.gather(table, opset1.convert(ids, "i32"), np.int64(0)), "emb")
+    model = save(tmp_path, [opset1.result(looked_up)], [ids])
+    drawn = random_inputs(model, seed=0)["ids"]
+    assert drawn.min() >= 0 and drawn.max() < 7
+    assert len(np.unique(drawn)) > 3
+    assert model.run()["emb"].shape == (1, 64, 2)  # no inputs: the same draw, seed 0
+    assert np.array_equal(model.run()["emb"], model.run(random_inputs(model))["emb"])
+
+
+def test_saved_inputs_never_replace_a_file(tmp_path):
+    model = _two_branches(tmp_path)
+    target = tmp_path / "inputs.npz"
+    save_inputs(target, random_inputs(model))
+    assert np.array_equal(np.load(target)["x"], random_inputs(model)["x"])
+    with pytest.raises(irrun.InputFileError, match="exists"):
+        save_inputs(target, random_inputs(model))
+
+
+def test_threads_are_set_for_the_run_and_restored(tmp_path):
+    from irrun.execution.threads import blas_threads, current_blas_threads
+
+    before = current_blas_threads()
+    seen = []
+    with blas_threads(1):
+        seen.append(current_blas_threads())
+    assert seen == [1] or before is None
+    assert current_blas_threads() == before
+    model = _two_branches(tmp_path)
+    assert "out" in model.run({"x": np.zeros((2, 3), np.float32)}, threads=1)
+    with pytest.raises(irrun.InputValueError, match="positive integer"):
+        model.run({"x": np.zeros((2, 3), np.float32)}, threads=0)
+
+
+class _Counter(Op):
+    """A stateful test op: out = state (initially the input) + 1, written back."""
+
+    type, version, inputs = "TestCounter", 1, (1, 1)
+    uses_state = True
+
+    def infer(self, inputs):
+        return [inputs[0]]
+
+    def evaluate(self, inputs, state):
+        previous = state.read("counter")
+        value = (inputs[0] if previous is None else previous) + 1
+        state.write("counter", value)
+        return [value]
+
+
+def test_state_is_kept_between_runs_and_reset(tmp_path):
+    register(_Counter, replace=True)
+    model = irrun.load(
+        '<layer id="1" name="count" type="TestCounter" version="extension">'
+        '<input><port id="0" precision="FP32"><dim>1</dim></port></input>'
+        '<output><port id="1" precision="FP32"><dim>1</dim></port></output></layer>'
+    )
+    data = {"count:in0": np.zeros(1, np.float32)}
+    assert [model.run(data)["count:out1"][0] for _ in range(3)] == [1, 2, 3]
+    model.reset_state()
+    assert model.run(data)["count:out1"][0] == 1
