@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 
 import click
 
@@ -117,3 +118,194 @@ def load_models(model: str, weights: str | None):
     from irrun.api import load_all
 
     return load_all(model, weights)
+
+
+# -- several models per call ----------------------------------------------------------------
+models_argument = click.argument(
+    "models", metavar="MODEL.xml...", nargs=-1, required=True, type=click.Path(dir_okay=True)
+)
+
+
+def model_files(paths) -> list[str]:
+    """The model files that ``paths`` name: files as given, folders by every ``*.xml`` in
+    them and their sub-folders (sorted). A folder without any is refused (exit 2)."""
+    from irrun.errors import InputFileError
+
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            found = sorted(
+                os.path.join(folder, name)
+                for folder, _, names in os.walk(path)
+                for name in names
+                if name.lower().endswith(".xml")
+            )
+            if not found:
+                raise InputFileError(f"folder {path!r} holds no .xml file", file=path)
+            files.extend(found)
+        else:
+            files.append(path)
+    return files
+
+
+def worst_exit(codes) -> int:
+    """The exit code of several models: the worst of theirs (internal > unusable > problems)."""
+    return max(codes, default=EXIT_OK)
+
+
+jobs_option = click.option(
+    "--jobs",
+    "-j",
+    metavar="N",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Check several models in N parallel processes.",
+)
+
+
+# -- colour ---------------------------------------------------------------------------------
+color_option = click.option(
+    "--color/--no-color",
+    "color",
+    default=None,
+    help="Colour the output. Default: on a terminal, unless NO_COLOR is set.",
+)
+
+
+def use_color(choice: bool | None, stream=None) -> bool:
+    """Whether to colour: ``--color``/``--no-color`` when given; otherwise only on a terminal
+    and only when the ``NO_COLOR`` environment variable is unset or empty (no-color.org)."""
+    if choice is not None:
+        return choice
+    if os.environ.get("NO_COLOR"):
+        return False
+    stream = stream if stream is not None else sys.stdout
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+# -- wording --------------------------------------------------------------------------------
+def cli_spelling(message: str) -> str:
+    """A library message in the CLI's spelling: ``engine='matplotlib'`` becomes
+    ``--engine matplotlib``, ``format='dot'`` becomes ``-o FILE.dot``."""
+    import re
+
+    message = re.sub(r"\bformat='(\w+)'", r"-o FILE.\1", message)
+    return re.sub(r"\b([a-z_]+)='([\w.-]+)'", lambda m: f"--{m[1].replace('_', '-')} {m[2]}",
+                  message)  # fmt: skip
+
+
+# -- progress -------------------------------------------------------------------------------
+progress_option = click.option(
+    "--no-progress",
+    "no_progress",
+    is_flag=True,
+    help="No progress bar (it is shown only on a terminal, for work over a second).",
+)
+
+
+class TerminalProgress:
+    """A progress callback (see :mod:`irrun.progress`) drawing click's progress bar on a
+    terminal.
+
+    A stage appears only once it has lasted ``delay`` seconds, and its line is erased when it
+    ends, so quick work prints nothing and the output stays as it is. A stage of unknown
+    length shows its name and the seconds elapsed, refreshed by a helper thread. On anything
+    but a terminal (a pipe, a file, ``CliRunner``) it draws nothing. Use it as a context
+    manager (the last line is erased on exit, also on errors)::
+
+        with TerminalProgress(enabled=not no_progress) as progress:
+            report = irrun.validate(model, progress=progress)
+    """
+
+    def __init__(self, enabled: bool = True, stream=None, delay: float = 1.0):
+        self.stream = stream if stream is not None else sys.stderr
+        isatty = getattr(self.stream, "isatty", None)
+        self.enabled = bool(enabled and isatty and isatty())
+        self.delay = delay
+        self._stage = None
+        self._started = 0.0
+        self._bar = None
+        self._ticker = None
+        self._drawn = False  # a line of ours is on the terminal
+        self._lock = threading.Lock()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        if not self.enabled:
+            return
+        import time
+
+        from irrun.progress import FINISHED
+
+        with self._lock:
+            if stage != self._stage:
+                self._end()
+                self._stage, self._started, self._total = stage, time.monotonic(), total
+                if total is None:
+                    self._start_ticker()
+            if done == FINISHED or (total is not None and done >= total):
+                self._end()
+                return
+            if total is None or time.monotonic() - self._started < self.delay:
+                return
+            if self._bar is None:
+                self._bar = click.progressbar(length=total, label=stage, file=self.stream,
+                                              show_eta=False, width=30)  # fmt: skip
+            self._bar.update(done - self._bar.pos)
+
+    def _start_ticker(self) -> None:
+        stop = threading.Event()
+        stage, started = self._stage, self._started
+
+        def tick():
+            import time
+
+            shown = None
+            while not stop.wait(0.25):
+                elapsed = time.monotonic() - started
+                text = f"\r\x1b[2K{stage} ... {elapsed:.0f} s"
+                if elapsed >= self.delay and text != shown:
+                    with self._lock:
+                        if not stop.is_set():
+                            self._write(text)
+                            shown = text
+
+        thread = threading.Thread(target=tick, name="irrun-progress", daemon=True)
+        self._ticker = (thread, stop)
+        thread.start()
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+        self._drawn = True
+
+    def _end(self) -> None:
+        """Stop the stage's ticker and erase its line (called with the lock held)."""
+        if self._ticker is not None:
+            thread, stop = self._ticker
+            stop.set()
+            self._ticker = None
+        if self._bar is not None or self._drawn:
+            self._write("\r\x1b[2K\x1b[?25h")  # erase the line; click's bar hid the cursor
+            self._drawn = False
+        self._bar = None
+        self._stage = None
+
+    def close(self) -> None:
+        """End the current stage (erasing its line)."""
+        with self._lock:
+            self._end()
+
+
+def terminal_progress(no_progress: bool) -> TerminalProgress:
+    """The progress callback of a command: bars on stderr when it is a terminal and
+    ``--no-progress`` was not given."""
+    return TerminalProgress(enabled=not no_progress)

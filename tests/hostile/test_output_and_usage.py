@@ -156,7 +156,10 @@ USAGE = {
         "requires an argument",
     ),
     "bad-format": (["validate", "{model}", "--format", "yaml"], "Invalid value for '--format'"),
-    "extra-argument": (["inspect", "{model}", "{model}"], "unexpected extra argument"),
+    "extra-argument": (
+        ["execute", "{model}", "{model}", "--inputs", "{inputs}"],
+        "unexpected extra argument",
+    ),
     "werror-with-value": (["validate", "{model}", "--werror=yes"], "does not take a value"),
 }
 
