@@ -103,7 +103,12 @@ def write_output_file(path, content) -> None:
             f"cannot write {path!r}: {_why_not_writable(folder, exc)}", file=path
         ) from None
     try:
+        # mkstemp makes the file private (0600); give it the mode a plain open() would: the
+        # mode of the file it replaces, or 0666 less the umask.
+        existing = os.stat(path).st_mode if os.path.lexists(path) else None
         with os.fdopen(handle, "wb") as stream:
+            mode = stat.S_IMODE(existing) if existing is not None else 0o666 & ~_umask()
+            os.fchmod(stream.fileno(), mode)
             if callable(content):
                 content(stream)
             else:
@@ -115,6 +120,21 @@ def write_output_file(path, content) -> None:
     except BaseException:
         os.unlink(temporary)
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system allows (Linux's
+    /proc), else by setting and restoring it."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 #: File systems whose folders are views of the kernel's state, not places for files.
