@@ -8,8 +8,8 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from irrun.cli.common import cli_spelling, use_color
+
 from irrun.ir.files import write_output_file
 from tests.helpers.cli import invoke
 
