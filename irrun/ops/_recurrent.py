@@ -306,7 +306,7 @@ class _Recurrent(Op):
         """The activations as NumPy functions in the working type."""
         return [_activation(name, work(alpha), work(beta)) for name, alpha, beta in self.functions]
 
-    def step(self, xw, states, r, b, p, functions, clip):
+    def step(self, xw, states, r, b, functions, clip):
         """One time step: ``xw`` is ``X W^T`` of this step ``[batch, gates * hidden]``;
         returns the new states (H, and C for LSTM)."""
         if clip > 0:
@@ -328,14 +328,8 @@ class _Recurrent(Op):
             gates = xw + (h @ r.T + b)
             c = states[1]
             f, i, candidate, o = (gates[:, k * size : (k + 1) * size] for k in range(4))
-            if p is None:
-                f, i, o = f_act(clipped(f)), f_act(clipped(i)), f_act(clipped(o))
-                cell = f * c + i * g_act(clipped(candidate))
-            else:  # LSTM-1 peepholes, fio order: f and i see C, o sees the new C
-                f = f_act(clipped(f + p[:size] * c))
-                i = f_act(clipped(i + p[size : 2 * size] * c))
-                cell = f * c + i * g_act(clipped(candidate))
-                o = f_act(clipped(o + p[2 * size :] * cell))
+            f, i, o = f_act(clipped(f)), f_act(clipped(i)), f_act(clipped(o))
+            cell = f * c + i * g_act(clipped(candidate))
             return (o * h_act(cell), cell)
         f_act, g_act = functions
         hr = h @ r[: 2 * size].T
@@ -424,9 +418,8 @@ class RecurrentCell(_Recurrent):
         states = self.state_count
         x = arrays[0]
         w, r, b = (arrays[states + k] for k in (1, 2, 3))
-        p = arrays[6] if len(arrays) > 6 else None
-        result = self.step(x @ w.T, arrays[1:states + 1], r, b, p,
-                           self.activation_functions(work), self.clip)  # fmt: skip
+        result = self.step(x @ w.T, arrays[1:states + 1], r, b, self.activation_functions(work),
+                           self.clip)  # fmt: skip
         return [np.asarray(s).astype(dtype, copy=False) for s in result]
 
 
@@ -565,7 +558,7 @@ class RecurrentSequence(_Recurrent):
         last = lengths - 1  # the step whose state is final
         finals = [np.zeros((batch, hidden), dtype=x.dtype) for _ in states]
         for t in range(steps):
-            states = self.step(xw[:, t], states, r, b, None, functions, self.clip)
+            states = self.step(xw[:, t], states, r, b, functions, self.clip)
             y[:, t] = states[0]
             ending = (last == t)[:, None]
             finals = [np.where(ending, s, f) for s, f in zip(states, finals)]

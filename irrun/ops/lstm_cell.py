@@ -2,23 +2,23 @@
 
 Spec facts: inputs X ``[batch, input_size]``, initial_hidden_state and initial_cell_state
 ``[batch, hidden_size]``, W ``[4 * hidden_size, input_size]``, R ``[4 * hidden_size,
-hidden_size]``, B ``[4 * hidden_size]`` (gates in the order f, i, c, o); LSTMCell-1 also takes
-the peepholes P ``[3 * hidden_size]`` (order f, i, o) and may leave out B and P (zeros of the
-``hidden_size`` attribute's size). Outputs: H and C ``[batch, hidden_size]``, the inputs'
-element type. Attributes: those of every recurrent op (``irrun.ops._recurrent``): three
-activations f, g, h (default sigmoid, tanh, tanh); LSTMCell-1 adds ``weights_format`` (fico,
-icof, ifco, ifoc or iofc; the IR reader's default is ifco, OpenVINO's constructor writes fico)
-and ``input_forget``. Both are parsed and have no effect, as in the CPU plugin: measured, it
-reads W, R and B in fico order and computes the input gate for every weights_format and
-input_forget (OpenVINO's reference refuses formats other than fico and couples ``i = 1 - f``
-with input_forget; OpenVINO's core would reorder the gates).
+hidden_size]``, B ``[4 * hidden_size]`` (gates in the order f, i, c, o). Outputs: H and C
+``[batch, hidden_size]``, the inputs' element type. Attributes: those of every recurrent op
+(``irrun.ops._recurrent``): three activations f, g, h (default sigmoid, tanh, tanh).
+
+LSTMCell-1 also takes the peepholes P ``[3 * hidden_size]``, may leave out B and P (the reader
+adds zeros), and has ``weights_format`` (fico, icof, ifco, ifoc or iofc; the reader's default
+is ifco, OpenVINO's constructor writes fico) and ``input_forget``. It runs as the CPU plugin
+runs it, measured: W, R and B read in fico order and the input gate computed whatever
+weights_format and input_forget say, and P ignored (a random P changes nothing). OpenVINO's
+serializer does not even write P: an IR it saves has six inputs. (OpenVINO's reference would
+add the peepholes, refuse formats other than fico and couple ``i = 1 - f``.)
 
 Shape rule: ``cell_base_shape_infer`` (see ``irrun.ops._recurrent``); when the hidden size is
 still not static the ``hidden_size`` attribute is the output's (even against an interval);
-LSTMCell-1 then checks a static P dim against ``3 * hidden_size``. Kernel:
-``C' = f * C + i * g(c)``, ``H' = o * h(C')`` with the peepholes of LSTMCell-1 added to f
-and i (times C) and to o (times C') before clipping, as the reference's ``lstm_cell_v1`` and the
-CPU plugin do.
+LSTMCell-1 then checks P's first dim, when static, against ``3 * hidden_size``, and refuses a
+P of dynamic rank or rank 0 (OpenVINO reads its dim 0 unconditionally: "Accessing
+out-of-range dimension"). Kernel: ``C' = f * C + i * g(c)``, ``H' = o * h(C')``.
 
 Tolerance against the CPU plugin (f32): ``rtol 1e-5, atol 1e-6`` (see ``_recurrent``).
 """
@@ -47,36 +47,38 @@ class _LSTMCell(RecurrentCell):
 
 @register
 class LSTMCell1(_LSTMCell):
-    """LSTMCell-1: peepholes, weights_format and input_forget; B and P optional."""
+    """LSTMCell-1: peepholes, weights_format and input_forget (no effect when run); B and P
+    optional."""
 
     type, version, inputs = "LSTMCell", 1, (5, 7)
     attributes = (*BASE_ATTRIBUTES, WEIGHTS_FORMAT, INPUT_FORGET)
 
     def refine_hidden(self, hidden, inputs):
-        """The attribute fallback, then P checked against ``3 * hidden_size``."""
+        """The attribute fallback, then P's first dim checked against ``3 * hidden_size``."""
         hidden = super().refine_hidden(hidden, inputs)
-        if len(inputs) == 7 and inputs[6].shape.rank_is_static and inputs[6].shape.rank >= 1:
-            peepholes = inputs[6].shape
-            expected = static_dim(3 * hidden.value)
-            if peepholes[0].is_static and not peepholes[0].compatible(expected):
-                self.context.error(
-                    "input-dims",
-                    f"{self.describe()}: P {peepholes} must have 3 * hidden size = 3 * {hidden} "
-                    f"= {expected} elements",
-                    port=self.input_port(6),
-                    hint="give P the shape [3 * hidden_size] (peepholes f, i, o)",
-                )
-                return None
-        return hidden
+        if len(inputs) < 7:
+            return hidden
+        peepholes = inputs[6].shape
+        expected = static_dim(3 * hidden.value)
+        if not peepholes.rank_is_static or peepholes.rank == 0:
+            problem = f"OpenVINO reads its first dim, which a shape {peepholes} does not have"
+        elif peepholes[0].is_static and not peepholes[0].compatible(expected):
+            problem = f"it has {peepholes[0]}, not 3 * hidden size = 3 * {hidden} = {expected}"
+        else:
+            return hidden
+        self.context.error(
+            "input-rank" if not peepholes.rank else "input-dims",
+            f"{self.describe()}: P {peepholes} must have 3 * hidden size elements: {problem}",
+            port=self.input_port(6),
+            hint=f"give P the shape [{expected}] (peepholes f, i, o), or leave P out",
+        )
+        return None
 
     def evaluate(self, inputs):
-        """B and P default to zeros of the ``hidden_size`` attribute's size."""
-        inputs = list(inputs)
-        dtype = np.asarray(inputs[0]).dtype
+        """B defaults to zeros; P is ignored, as by the CPU plugin."""
+        inputs = list(inputs[:6])
         if len(inputs) < 6:
-            inputs.append(np.zeros(4 * self.hidden_size, dtype))
-        if len(inputs) < 7:
-            inputs.append(np.zeros(3 * self.hidden_size, dtype))
+            inputs.append(np.zeros(4 * inputs[1].shape[1], inputs[0].dtype))
         return super().evaluate(inputs)
 
 

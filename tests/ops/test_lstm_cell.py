@@ -1,0 +1,287 @@
+"""LSTMCell-1 and LSTMCell-4: shapes and types against OpenVINO (accepted and refused inputs),
+kernel against the CPU plugin (activations, clip, peepholes), reported errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset1 as opset1
+import openvino.opset4 as opset4
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from openvino.utils.node_factory import NodeFactory
+
+from irrun.element_types import element_type
+from irrun.errors import IRError
+from irrun.ops._recurrent import tolerance
+from irrun.ops.base import TensorInfo
+from irrun.ops.lstm_cell import LSTMCell1, LSTMCell4
+from irrun.shape import Shape
+from tests.helpers.ir_text import Net, dims, line_of
+from tests.helpers.openvino_oracle import check_shapes, model_of, parameter, run_irrun, run_openvino
+from tests.helpers.strategies import bare_op, diagnostic, op_settings, shape_around, validated
+
+NAMES = ("x", "h", "c", "w", "r", "b", "p")
+TYPES = st.sampled_from(["f32"] * 6 + ["f16", "dynamic"])
+
+
+def _info(text: str, etype: str) -> TensorInfo:
+    return TensorInfo(Shape.parse(text.strip("[]")), element_type(etype))
+
+
+@st.composite
+def _inputs(draw, peepholes: bool):
+    """Shapes around ``[b, i]``, ``[b, h]`` twice, ``[4h, i]``, ``[4h, h]``, ``[4h]`` (and P
+    ``[3h]``), each size now and then replaced by another, with element types."""
+    b, i, h = (draw(st.integers(1, 4)) for _ in range(3))
+
+    def size(value):
+        return value if draw(st.integers(0, 7)) else draw(st.integers(1, 13))
+
+    sizes = [[b, i], [b, h], [b, h], [4 * h, i], [4 * h, h], [4 * h]]
+    if peepholes:
+        sizes.append([3 * h])
+    shapes = []
+    for sizes_of_one in sizes:
+        if not draw(st.integers(0, 19)):
+            sizes_of_one = sizes_of_one + [2]  # a wrong rank
+        shapes.append(draw(shape_around([size(d) for d in sizes_of_one])))
+    types = [draw(TYPES) for _ in sizes]
+    return shapes, types, draw(st.sampled_from([h, h, 1, 7]))
+
+
+def _compare(op_class, attributes, node_or_error, shapes, types):
+    """irrun's ``infer`` refuses what OpenVINO refused, and gives its outputs otherwise."""
+    op = bare_op(op_class, attributes)
+    infos = [_info(s, t) for s, t in zip(shapes, types)]
+    if isinstance(node_or_error, Exception):
+        with pytest.raises(IRError):
+            op.infer(infos)
+        return False
+    outputs = op.infer(infos)
+    expected = [(str(o.get_partial_shape()), o.get_element_type().get_type_name())
+                for o in node_or_error.outputs()]  # fmt: skip
+    assert [(str(o.shape), o.element_type.name) for o in outputs] == expected
+    return True
+
+
+def _built(build):
+    try:
+        return build()
+    except RuntimeError as exc:
+        return exc
+
+
+@op_settings(40)
+@given(_inputs(peepholes=False))
+def test_lstm_cell_4_shapes_match_openvino(drawn):
+    shapes, types, hidden = drawn
+    params = [parameter(s, t, name=n) for s, t, n in zip(shapes, types, NAMES)]
+    node = _built(lambda: opset4.lstm_cell(*params, hidden))
+    if _compare(LSTMCell4, {"hidden_size": str(hidden)}, node, shapes, types):
+        check_shapes(node)
+
+
+@op_settings(30)
+@given(_inputs(peepholes=True))
+def test_lstm_cell_1_shapes_match_openvino(drawn):
+    """With peepholes (built by OpenVINO's node factory: the Python constructor has no P), so
+    compared through ``infer`` (OpenVINO's serializer drops P)."""
+    shapes, types, hidden = drawn
+    params = [parameter(s, t, name=n) for s, t, n in zip(shapes, types, NAMES)]
+    attributes = {"hidden_size": hidden, "activations": ["sigmoid", "tanh", "tanh"],
+                  "activations_alpha": [], "activations_beta": [], "clip": 0.0,
+                  "input_forget": False, "weights_format": "fico"}  # fmt: skip
+    node = _built(lambda: NodeFactory("opset1").create("LSTMCell", [p.output(0) for p in params],
+                                                       attributes))  # fmt: skip
+    _compare(LSTMCell1, {"hidden_size": str(hidden)}, node, shapes, types)
+
+
+def test_hidden_size_falls_back_on_the_attribute():
+    """Nothing fixes the hidden size: the attribute does, even against an interval."""
+    x, h, c = parameter([2, 3]), parameter([2, "2..9"]), parameter("[2,?]")
+    w, r, b = parameter("[?,3]"), parameter("[?,2..9]"), parameter("[?]")
+    node = opset4.lstm_cell(x, h, c, w, r, b, 5)
+    assert str(node.output(0).get_partial_shape()) == "[2,5]"
+    check_shapes(node)
+
+
+def test_hidden_size_from_w_divided_by_the_gates():
+    x, h, c = parameter([2, 3]), parameter("[...]"), parameter("[...]")
+    w, r, b = parameter([12, 3]), parameter("[?,?]"), parameter("[?]")
+    node = opset4.lstm_cell(x, h, c, w, r, b, 7)
+    assert str(node.output(0).get_partial_shape()) == "[2,3]"
+    check_shapes(node)
+
+
+def _feed(shapes, seed, scale=1.0):
+    rng = np.random.default_rng(seed)
+    return {n: (scale * rng.standard_normal(s)).astype(np.float32) for n, s in shapes.items()}
+
+
+def _shapes(batch, inputs, hidden, peepholes=False):
+    shapes = {"x": [batch, inputs], "h": [batch, hidden], "c": [batch, hidden],
+              "w": [4 * hidden, inputs], "r": [4 * hidden, hidden], "b": [4 * hidden]}  # fmt: skip
+    if peepholes:
+        shapes["p"] = [3 * hidden]
+    return shapes
+
+
+@pytest.mark.parametrize(
+    "activations, clip",
+    [(["sigmoid", "tanh", "tanh"], 0.0), (["relu", "sigmoid", "relu"], 0.0),
+     (["tanh", "relu", "sigmoid"], 0.0), (["sigmoid", "tanh", "tanh"], 0.7)],
+)  # fmt: skip
+@pytest.mark.parametrize("batch, inputs, hidden, seed", [(3, 4, 5, 0), (1, 7, 2, 1), (4, 1, 6, 2)])
+def test_lstm_cell_4_matches_cpu_plugin(activations, clip, batch, inputs, hidden, seed):
+    shapes = _shapes(batch, inputs, hidden)
+    params = [parameter(s, name=n) for n, s in shapes.items()]
+    model = model_of(opset4.lstm_cell(*params, hidden, activations, [], [], clip))
+    feed = _feed(shapes, seed, scale=2.0)
+    for got, expected in zip(run_irrun(model, feed), run_openvino(model, feed)):
+        np.testing.assert_allclose(got, expected, **tolerance(1))
+
+
+@pytest.mark.parametrize("weights_format", ["fico", "ifco", "iofc"])
+@pytest.mark.parametrize("input_forget", [False, True])
+def test_lstm_cell_1_matches_cpu_plugin(weights_format, input_forget):
+    """The CPU plugin reads fico, computes the input gate whatever weights_format and
+    input_forget say and ignores the (random) P of the model it compiles; irrun reads the IR
+    OpenVINO saves, which has no P."""
+    shapes = _shapes(3, 4, 5, peepholes=True)
+    params = [parameter(s, name=n) for n, s in shapes.items()]
+    attributes = {"hidden_size": 5, "activations": ["sigmoid", "tanh", "tanh"],
+                  "activations_alpha": [], "activations_beta": [], "clip": 0.5,
+                  "input_forget": input_forget, "weights_format": weights_format}  # fmt: skip
+    node = NodeFactory("opset1").create("LSTMCell", [p.output(0) for p in params], attributes)
+    model = model_of(node)
+    feed = _feed(shapes, 3)
+    for got, expected in zip(run_irrun(model, feed), run_openvino(model, feed)):
+        np.testing.assert_allclose(got, expected, **tolerance(1))
+
+
+def test_lstm_cell_1_without_bias_and_peepholes_matches_cpu_plugin():
+    """opset1's constructor adds a zero P, which OpenVINO's serializer leaves out."""
+    shapes = _shapes(2, 3, 4)
+    params = [parameter(s, name=n) for n, s in shapes.items()]
+    model = model_of(opset1.lstm_cell(*params, 4))
+    feed = _feed(shapes, 4)
+    for got, expected in zip(run_irrun(model, feed), run_openvino(model, feed)):
+        np.testing.assert_allclose(got, expected, **tolerance(1))
+
+
+def test_lstm_cell_1_defaults_b_to_zeros_and_ignores_p():
+    op = bare_op(LSTMCell1, {"hidden_size": "2"})
+    feed = _feed(_shapes(1, 2, 2, peepholes=True), 5)
+    short = op.evaluate([feed[n] for n in "xhcwr"])
+    full = op.evaluate([feed[n] for n in "xhcwr"] + [np.zeros(8, np.float32), feed["p"]])
+    for a, b in zip(short, full):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_lstm_cell_follows_the_equations():
+    """One step computed by hand: f, i, c, o gates of a batch of one, hidden size 1."""
+    op = bare_op(LSTMCell4, {"hidden_size": "1"})
+    x, h, c = np.array([[1.0]]), np.array([[0.5]]), np.array([[2.0]])
+    w = np.array([[0.1], [0.2], [0.3], [0.4]])
+    r = np.array([[1.0], [-1.0], [0.5], [0.0]])
+    b = np.array([0.0, 0.1, 0.2, 0.3])
+    gates = w[:, 0] * 1.0 + r[:, 0] * 0.5 + b
+    sig = 1 / (1 + np.exp(-gates))
+    cell = sig[0] * 2.0 + sig[1] * np.tanh(gates[2])
+    hidden, new_cell = op.evaluate([a.astype(np.float64) for a in (x, h, c, w, r, b)])
+    np.testing.assert_allclose(new_cell, [[cell]], rtol=1e-12)
+    np.testing.assert_allclose(hidden, [[sig[3] * np.tanh(cell)]], rtol=1e-12)
+
+
+def test_integer_inputs_do_not_run():
+    op = bare_op(LSTMCell4, {"hidden_size": "1"})
+    with pytest.raises(NotImplementedError, match="floating-point inputs only"):
+        op.evaluate([np.zeros(s, np.int32) for s in ([1, 1], [1, 1], [1, 1], [4, 1], [4, 1], [4])])
+
+
+def _net(shapes, data, outputs=2, op_type="LSTMCell", version="opset4"):
+    """An IR of Parameters of ``shapes`` (``"2,3"`` texts) feeding one recurrent layer with
+    ``outputs`` outputs (dims [2,4]), each to a Result."""
+    net = Net()
+    refs = [net.param(name, shape) for name, shape in zip(NAMES, shapes)]
+    layer = len(net.layers)
+    text = [f'    <layer id="{layer}" name="cell" type="{op_type}" version="{version}">\n',
+            "      <data " + " ".join(f'{k}="{v}"' for k, v in data.items()) + "/>\n",
+            "      <input>\n"]  # fmt: skip
+    for port, (src, src_port, in_dims, precision) in enumerate(refs):
+        text.append(f'        <port id="{port}" precision="{precision}">{dims(in_dims)}</port>\n')
+        net.edges.append((src, src_port, layer, port))
+    text.append("      </input>\n      <output>\n")
+    for k in range(outputs):
+        text.append(f'        <port id="{len(refs) + k}" precision="FP32">{dims([2, 4])}</port>\n')
+    text.append("      </output>\n    </layer>\n")
+    net.layers.append("".join(text))
+    for k in range(outputs):
+        net.result((layer, len(refs) + k, [2, 4], "FP32"))
+    return net
+
+
+GOOD = ("2,3", "2,4", "2,4", "16,3", "16,4", "16")
+DATA = {"hidden_size": "4", "activations": "sigmoid, tanh, tanh", "activations_alpha": "",
+        "activations_beta": "", "clip": "0"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "change, data, code, fragment, needle",
+    [
+        ({4: "15,4"}, {}, "input-dims",
+         "R [15,4] must have 4 * hidden size = 4 * 4 = 16 in dim 0, but it has 15", '<port id="4"'),
+        ({1: "3,4"}, {}, "input-dims",
+         "batch size does not match: initial_hidden_state [3,4] has 3 (dim 0), but X give 2",
+         '<port id="1"'),
+        ({2: "2,5"}, {}, "input-dims",
+         "hidden size does not match: initial_cell_state [2,5] has 5 (dim 1)", '<port id="2"'),
+        ({5: "16,1"}, {}, "input-rank", "B (input 5) must have rank 1, but its shape is [16,1]",
+         '<port id="5"'),
+        ({}, {"activations": "sigmoid, tanh, swish"}, "attribute-value",
+         "'swish' is not an activation OpenVINO knows", "<data"),
+        ({}, {"activations": "sigmoid, tanh"}, "attribute-value",
+         "LSTMCell-4 needs 3, but 2 are given", "<data"),
+    ],
+)  # fmt: skip
+def test_lstm_cell_errors_are_reported(change, data, code, fragment, needle):
+    shapes = [change.get(i, s) for i, s in enumerate(GOOD)]
+    net = _net(shapes, {**DATA, **data})
+    found = diagnostic(validated(net).errors, code)
+    assert fragment in found.message, found.message
+    assert found.line == line_of(net.text(), needle, within="cell")
+
+
+def test_lstm_cell_1_peepholes_of_another_size_are_reported():
+    shapes = [*GOOD, "11"]
+    data = {**DATA, "weights_format": "fico", "input_forget": "false"}
+    net = _net(shapes, data, version="opset1")
+    found = diagnostic(validated(net).errors, "input-dims")
+    assert (
+        "P [11] must have 3 * hidden size elements: it has 11, not 3 * hidden size = 3 * 4 = 12"
+        in (found.message)
+    )
+    assert found.line == line_of(net.text(), '<port id="6"', within="cell")
+
+
+def test_lstm_cell_1_reads_six_inputs():
+    """OpenVINO's own IR of an LSTMCell-1 (no P): checked, and the P-less layer runs."""
+    net = _net(GOOD, {**DATA, "weights_format": "fico", "input_forget": "false"},
+               version="opset1")  # fmt: skip
+    assert validated(net).ok
+
+
+def test_mismatched_batch_is_reported():
+    op = bare_op(LSTMCell4, {"hidden_size": "4"})
+    infos = [_info(s, "f32") for s in ("2,3", "3,4", "2,4", "16,3", "16,4", "16")]
+    with pytest.raises(IRError, match=r"batch size does not match: initial_hidden_state \[3,4\]"):
+        op.infer(infos)
+
+
+def test_mixed_element_types_are_reported():
+    op = bare_op(LSTMCell4, {"hidden_size": "4"})
+    infos = [_info("2,3", "f32")] + [_info(s, "f32") for s in ("2,4", "2,4", "16,3", "16,4")]
+    infos.append(_info("16", "f16"))
+    with pytest.raises(IRError, match=r"B \(input 5\) is f16 but X \(input 0\) is f32"):
+        op.infer(infos)
