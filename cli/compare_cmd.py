@@ -12,20 +12,30 @@ from irrun.cli.common import (
     EXIT_UNUSABLE,
     format_option,
     handle_errors,
-    inputs_option,
     load_models,
     model_argument,
+    refuse_overwrites,
     weights_option,
+)
+from irrun.cli.execute_cmd import (
+    optional_inputs_option,
+    resolve_inputs,
+    save_inputs_option,
+    seed_option,
+    shape_option,
 )
 
 
 @click.command("compare")
 @model_argument
 @weights_option
-@inputs_option("Input arrays in an .npz, keyed by Parameter name or tensor name (as for execute).")
+@optional_inputs_option
+@seed_option
+@shape_option
+@save_inputs_option
 @format_option
 @handle_errors
-def compare_command(model, weights, inputs_path, output_format):
+def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs, output_format):
     """Run MODEL.xml with irrun and with OpenVINO's CPU plugin on the inputs in DATA.npz and
     compare every layer output bit for bit.
 
@@ -53,6 +63,11 @@ def compare_command(model, weights, inputs_path, output_format):
     then a summary line naming the first divergence. --format json gives
     the same as an object (schema irrun.compare/1).
 
+    A layer irrun has no kernel for is bridged: OpenVINO's outputs of it are
+    fed to the layers after it, which are compared as usual; the report
+    names the bridged layers. Without --inputs, seeded random inputs are
+    used (as for execute).
+
     Needs the optional openvino package: pip install 'irrun[openvino]'.
     OpenVINO runs in a child process, so a crash of its plugin is reported
     rather than ending irrun.
@@ -70,6 +85,8 @@ def compare_command(model, weights, inputs_path, output_format):
     except OpenVINONotInstalled as exc:
         click.echo(f"irrun: error: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)
+    refuse_overwrites([("--save-inputs", save_inputs)],
+                      [("the model", model), ("the weights file", weights)])  # fmt: skip
     models = load_models(model, weights)
     if len(models) > 1:
         from irrun.errors import FragmentError
@@ -79,7 +96,8 @@ def compare_command(model, weights, inputs_path, output_format):
             file=model,
         )
     try:
-        comparison = compare(models[0], inputs_path)
+        inputs = resolve_inputs(models[0], inputs_path, seed, shape_texts, save_inputs)
+        comparison = compare(models[0], inputs)
     except OpenVINONotInstalled as exc:
         click.echo(f"irrun: error: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)

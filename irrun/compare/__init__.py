@@ -59,7 +59,8 @@ __all__ = [
 ]
 
 
-def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comparison:
+def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, seed: int = 0,
+            shapes=None) -> Comparison:  # fmt: skip
     """Run ``model`` with irrun and with OpenVINO on ``inputs`` and compare every tensor.
 
     Parameters
@@ -67,9 +68,10 @@ def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comp
     model : irrun.Model
         A model loaded from a file (:func:`irrun.load`); OpenVINO reads the same ``.xml`` and
         the model's weights file.
-    inputs : dict or str
+    inputs : dict or str, optional
         Input arrays keyed by Parameter name or tensor name, or an ``.npz`` path, as for
-        :func:`irrun.run`.
+        :func:`irrun.run`; ``None``: seeded random inputs (``seed``, ``shapes``: see
+        :func:`irrun.execution.random_inputs`).
     device : str
         OpenVINO device. On CPU, f32 inference precision is requested (no bf16 shortcuts), and
         known CPU-plugin deviations (:data:`CPU_DEVIATIONS`) are labelled.
@@ -81,7 +83,9 @@ def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comp
     -------
     Comparison
         One :class:`TensorComparison` per output of every layer except Parameters, Constants
-        and Results, in irrun's execution order.
+        and Results, in irrun's execution order. A layer irrun has no kernel for is
+        *bridged*: OpenVINO's outputs are fed to the layers after it, which are compared as
+        usual; ``Comparison.bridged`` names those layers.
 
     Raises
     ------
@@ -91,7 +95,8 @@ def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comp
     OpenVINOError
         OpenVINO failed to read, compile or run the model, or crashed.
     ValidationFailed, UnsupportedOpError, InputValueError
-        irrun cannot run the model on these inputs at all (as for :func:`irrun.run`).
+        irrun cannot run the model on these inputs at all (as for :func:`irrun.run`); a
+        layer without a kernel is bridged, not refused.
     FragmentError, InputFileError
         The model is a fragment, or not a file OpenVINO can read.
 
@@ -106,7 +111,7 @@ def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comp
     ...
     """
     from irrun.arrays import load_npz, match_inputs
-    from irrun.execution import run
+    from irrun.execution import compile as compile_model
 
     if not isolate:
         try:
@@ -135,41 +140,77 @@ def compare(model, inputs, *, device: str = "CPU", isolate: bool = True) -> Comp
             "compare needs the weights as a file OpenVINO can read, not bytes; save them first",
             file=model.file,
         )
-    if isinstance(inputs, (str, os.PathLike)):
+    if inputs is None:
+        from irrun.execution import random_inputs
+
+        inputs = random_inputs(model, seed=seed, shapes=shapes)
+    elif isinstance(inputs, (str, os.PathLike)):
         inputs = load_npz(inputs)
 
-    # irrun first: it validates the model and checks the inputs, and a model it cannot run
-    # at all is refused before OpenVINO is started.
-    outputs_of: dict[int, np.ndarray] = {}
-    inputs_of: dict[int, list] = {}
-
-    def record(step):
-        inputs_of[id(step.layer)] = step.inputs
-        for port, array in zip(step.layer.outputs, step.outputs):
-            outputs_of[id(port)] = array
-
-    irrun_error = None
-    try:
-        run(model, inputs, on_step=record)
-    except UnsupportedOpError:
-        raise
-    except ExecutionError as exc:
-        if not inputs_of:
-            raise
-        irrun_error = exc
-
+    # The compiled form validates the model (one with errors is refused before OpenVINO is
+    # started) and knows which layers irrun has no kernel for.
+    compiled = compile_model(model)
+    feeds = match_inputs(model, inputs)
     config = {"INFERENCE_PRECISION_HINT": "f32"} if device.upper() == "CPU" else {}
     request = {
         "xml": os.fspath(model.file),
         "weights": weights,
         "device": device,
         "config": config,
-        "feeds": _openvino_feeds(model, match_inputs(model, inputs)),
+        "feeds": _openvino_feeds(model, feeds),
     }
-    openvino = _run_isolated(request) if isolate else _run_in_process(request)
-    if "crashed" in openvino or "error" in openvino:
-        raise _openvino_failure(model, openvino, inputs_of, device)
-    return _build(model, openvino, outputs_of, inputs_of, irrun_error, device)
+    outputs_of: dict[int, np.ndarray] = {}
+    inputs_of: dict[int, list] = {}
+    bridged: list = []
+    not_run: dict[int, str] = {}
+
+    def record(step):
+        inputs_of[id(step.layer)] = step.inputs
+        for port, array in zip(step.layer.outputs, step.outputs):
+            outputs_of[id(port)] = array
+        if step.bridged:
+            bridged.append(step.layer)
+
+    def run_irrun(bridge):
+        try:
+            results = compiled.run(inputs, on_step=record, bridge=bridge, partial=bool(bridge))
+        except UnsupportedOpError:
+            raise
+        except ExecutionError as exc:
+            if not inputs_of:
+                raise
+            return exc
+        for entry in results.not_run:
+            not_run[id(entry.layer)] = entry.reason
+        return None
+
+    if not compiled.missing_kernels:
+        # irrun first: a model it cannot run on these inputs is refused before OpenVINO runs,
+        # and its per-layer inputs name suspects if OpenVINO crashes.
+        irrun_error = run_irrun(None)
+        openvino = _run_isolated(request) if isolate else _run_in_process(request)
+        if "crashed" in openvino or "error" in openvino:
+            raise _openvino_failure(model, openvino, inputs_of, device)
+    else:
+        # Layers irrun has no kernel for take OpenVINO's outputs (bridged), so everything
+        # else is still compared.
+        openvino = _run_isolated(request) if isolate else _run_in_process(request)
+        if "crashed" in openvino or "error" in openvino:
+            raise _openvino_failure(model, openvino, inputs_of, device)
+        irrun_error = run_irrun(_bridge(compiled.missing_kernels, openvino))
+    return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, bridged, not_run)
+
+
+def _bridge(layers, openvino) -> dict:
+    """``{layer id: [arrays]}``: OpenVINO's outputs of ``layers``, where it returned them all."""
+    produced = {key: (type_name, shape, payload)
+                for key, type_name, shape, payload in openvino["outputs"]}  # fmt: skip
+    bridge = {}
+    for layer in layers:
+        keys = [(layer.name, index) for index in range(len(layer.outputs))]
+        if all(key in produced for key in keys):
+            bridge[layer.id] = [_decode_output(*produced[key]) for key in keys]
+    return bridge
 
 
 def _run_in_process(request: dict) -> dict:
@@ -198,7 +239,8 @@ def _openvino_failure(model, openvino: dict, inputs_of: dict, device: str) -> Op
     return OpenVINOError(message, file=model.file)
 
 
-def _build(model, openvino, outputs_of, inputs_of, irrun_error, device) -> Comparison:
+def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, bridged=(),
+           not_run=None) -> Comparison:  # fmt: skip
     from irrun.element_types import from_numpy_dtype
     from irrun.execution import tensor_name
     from irrun.ops.registry import resolve_layer
@@ -214,8 +256,11 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device) -> Compa
         irrun_names[layer.name] = irrun_names.get(layer.name, 0) + 1
 
     order = model.topological_order()
+    not_run = not_run or {}
+    bridged_ids = {id(layer) for layer in bridged}
     # Steps come in this order, so irrun stopped at the first layer without one.
-    failed = next((layer for layer in order if id(layer) not in inputs_of), None)
+    failed = next((layer for layer in order
+                   if id(layer) not in inputs_of and id(layer) not in not_run), None)  # fmt: skip
     entries: dict[int, TensorComparison] = {}
     tensors = []
     for layer in order:
@@ -254,6 +299,13 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device) -> Compa
                 entry.reason = f"OpenVINO's model has no layer named {layer.name!r}"
             elif key not in produced:
                 entry.reason = f"OpenVINO did not return output {index} of {layer.name!r}"
+            elif id(layer) in bridged_ids:
+                entry.reason = (
+                    "bridged: irrun has no kernel for it; OpenVINO's output was fed to the "
+                    "layers after it"
+                )
+            elif id(layer) in not_run:
+                entry.reason = f"irrun could not run it: {not_run[id(layer)]}"
             elif ours is None and id(layer) in inputs_of:
                 entry.reason = "irrun did not return it"
             elif ours is None and failed is layer:
@@ -272,6 +324,7 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device) -> Compa
         tensors=tensors,
         irrun_error=irrun_error.message if irrun_error is not None else None,
         irrun_error_line=irrun_error.line if irrun_error is not None else None,
+        bridged=[layer.describe() for layer in bridged],
     )
 
 

@@ -171,6 +171,8 @@ class Comparison:
     tensors: list[TensorComparison] = field(default_factory=list)
     irrun_error: str | None = None
     irrun_error_line: int | None = None
+    #: Layers irrun has no kernel for, whose OpenVINO outputs were fed to the layers after.
+    bridged: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -216,6 +218,8 @@ class Comparison:
         )
         mismatches = counts["shape_mismatches"]
         text += f"{mismatches} shape/type disagreement(s)" if mismatches else "shapes agree"
+        if self.bridged:
+            text += f"; {len(self.bridged)} layer(s) bridged with OpenVINO's outputs"
         first = self.first_divergence
         if first is not None:
             text += f"; first divergence: {first.where} (line {first.line})"
@@ -228,6 +232,11 @@ class Comparison:
         if self.irrun_error is not None:
             where = _location(self.file, self.irrun_error_line)
             lines.append(f"{where}: irrun stopped: {self.irrun_error}")
+        if self.bridged:
+            lines.append(
+                f"{self.file}: bridged {len(self.bridged)} layer(s) irrun has no kernel for "
+                f"with OpenVINO's outputs: {', '.join(self.bridged)}"
+            )
         lines.append(
             f"{self.file}: irrun vs OpenVINO {self.short_version} on {self.device}: "
             f"{self.summary()}"
@@ -248,6 +257,7 @@ class Comparison:
             },
             "irrun_error": self.irrun_error,
             "irrun_error_line": self.irrun_error_line,
+            "bridged": self.bridged,
             "tensors": [t.to_dict() for t in self.tensors],
         }
 
