@@ -1,0 +1,125 @@
+"""GRUCell-3: shapes and types against OpenVINO (accepted and refused inputs), kernel against
+the CPU plugin (linear_before_reset, activations, clip), reported errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import openvino.opset3 as opset3
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from irrun.element_types import element_type
+from irrun.errors import IRError
+from irrun.ops._recurrent import tolerance
+from irrun.ops.base import TensorInfo
+from irrun.ops.gru_cell import GRUCell
+from irrun.shape import Shape
+from tests.helpers.openvino_oracle import check_shapes, model_of, parameter, run_irrun, run_openvino
+from tests.helpers.strategies import bare_op, op_settings, shape_around
+
+NAMES = ("x", "h", "w", "r", "b")
+TYPES = st.sampled_from(["f32"] * 6 + ["f16", "dynamic"])
+
+
+def _info(text: str, etype: str) -> TensorInfo:
+    return TensorInfo(Shape.parse(text.strip("[]")), element_type(etype))
+
+
+@st.composite
+def _inputs(draw):
+    """Shapes around ``[b, i]``, ``[b, h]``, ``[3h, i]``, ``[3h, h]``, ``[3h or 4h]``, a size
+    now and then replaced by another, with element types and linear_before_reset."""
+    b, i, h = (draw(st.integers(1, 4)) for _ in range(3))
+    linear = draw(st.booleans())
+
+    def size(value):
+        return value if draw(st.integers(0, 7)) else draw(st.integers(1, 13))
+
+    sizes = [[b, i], [b, h], [3 * h, i], [3 * h, h], [(4 if linear else 3) * h]]
+    shapes = []
+    for one in sizes:
+        if not draw(st.integers(0, 19)):
+            one = one + [2]  # a wrong rank
+        shapes.append(draw(shape_around([size(d) for d in one])))
+    return shapes, [draw(TYPES) for _ in sizes], linear
+
+
+@op_settings(40)
+@given(_inputs())
+def test_gru_cell_shapes_match_openvino(drawn):
+    shapes, types, linear = drawn
+    params = [parameter(s, t, name=n) for s, t, n in zip(shapes, types, NAMES)]
+    attributes = {"hidden_size": "3", "linear_before_reset": str(linear).lower()}
+    op = bare_op(GRUCell, attributes)
+    infos = [_info(s, t) for s, t in zip(shapes, types)]
+    try:
+        node = opset3.gru_cell(*params, 3, ["sigmoid", "tanh"], [], [], 0.0, linear)
+    except RuntimeError:
+        with pytest.raises(IRError):
+            op.infer(infos)
+        return
+    (output,) = op.infer(infos)
+    expected = node.output(0)
+    assert str(output.shape) == str(expected.get_partial_shape())
+    assert output.element_type.name == expected.get_element_type().get_type_name()
+    check_shapes(node)
+
+
+def test_w_of_another_type_is_accepted_as_openvino_does():
+    """OpenVINO merges the types of X, H, R and B, not W's."""
+    x, h = parameter([2, 3]), parameter([2, 4])
+    w, r, b = parameter([12, 3], "f16"), parameter([12, 4]), parameter([12])
+    check_shapes(opset3.gru_cell(x, h, w, r, b, 4))
+
+
+def _feed(shapes, seed):
+    rng = np.random.default_rng(seed)
+    return {n: (2 * rng.standard_normal(s)).astype(np.float32) for n, s in shapes.items()}
+
+
+@pytest.mark.parametrize("linear", [False, True])
+@pytest.mark.parametrize(
+    "activations, clip",
+    [(["sigmoid", "tanh"], 0.0), (["relu", "sigmoid"], 0.0), (["tanh", "relu"], 0.0),
+     (["sigmoid", "tanh"], 0.6)],
+)  # fmt: skip
+@pytest.mark.parametrize("batch, inputs, hidden, seed", [(3, 4, 5, 0), (1, 6, 2, 1)])
+def test_gru_cell_matches_cpu_plugin(linear, activations, clip, batch, inputs, hidden, seed):
+    shapes = {"x": [batch, inputs], "h": [batch, hidden], "w": [3 * hidden, inputs],
+              "r": [3 * hidden, hidden], "b": [(4 if linear else 3) * hidden]}  # fmt: skip
+    params = [parameter(s, name=n) for n, s in shapes.items()]
+    model = model_of(opset3.gru_cell(*params, hidden, activations, [], [], clip, linear))
+    feed = _feed(shapes, seed)
+    (got,), (expected,) = run_irrun(model, feed), run_openvino(model, feed)
+    np.testing.assert_allclose(got, expected, **tolerance(1))
+
+
+def test_gru_cell_follows_the_equations():
+    """Hidden size 1, batch 1, both forms of the candidate gate computed by hand."""
+    x, h = np.array([[1.0]]), np.array([[0.5]])
+    w, r = np.array([[0.1], [0.2], [0.3]]), np.array([[1.0], [-1.0], [0.5]])
+    b = np.array([0.0, 0.1, 0.2, 0.4])
+
+    def sig(v):
+        return 1 / (1 + np.exp(-v))
+
+    z = sig(0.1 + 0.5 * 1.0 + 0.0)
+    reset = sig(0.2 - 0.5 + 0.1)
+    for linear, candidate in ((False, np.tanh(0.3 + (reset * 0.5) * 0.5 + 0.2)),
+                              (True, np.tanh(0.3 + reset * (0.5 * 0.5 + 0.4) + 0.2))):  # fmt: skip
+        op = bare_op(GRUCell, {"hidden_size": "1", "linear_before_reset": str(linear).lower()})
+        (got,) = op.evaluate([x, h, w, r, b if linear else b[:3]])
+        np.testing.assert_allclose(got, [[(1 - z) * candidate + z * 0.5]], rtol=1e-12)
+
+
+def test_mismatched_bias_is_reported():
+    op = bare_op(GRUCell, {"hidden_size": "4", "linear_before_reset": "true"})
+    infos = [_info(s, "f32") for s in ("2,3", "2,4", "12,3", "12,4", "12")]
+    with pytest.raises(IRError, match=r"B \[12\] must have 4 \* hidden size = 4 \* 4 = 16"):
+        op.infer(infos)
+
+
+def test_wrong_activation_count_is_reported():
+    with pytest.raises(IRError, match="GRUCell-3 needs 2, but 1 are given"):
+        bare_op(GRUCell, {"hidden_size": "4", "activations": "tanh"})
