@@ -95,10 +95,11 @@ class FakeConvert(Op):
             scaled = narrow(narrow(x * s).astype(wide) - o)
             half = scaled.astype(np.float32).astype(np.float16)
             emulate = _emulate_e4m3 if self.destination_type == "f8e4m3" else _emulate_e5m2
-            rounded = narrow(emulate(half).astype(np.float32)).astype(wide)
+            rounded = emulate(half.reshape(-1)).reshape(half.shape)
+            rounded = narrow(rounded.astype(np.float32)).astype(wide)
             out = narrow(narrow(rounded + o).astype(wide) / s)
         shape = np.broadcast_shapes(data.shape, scale.shape)
-        return [np.ascontiguousarray(np.broadcast_to(out, shape))]
+        return [np.array(np.broadcast_to(out, shape), order="C")]
 
 
 def _narrowing(dtype):

@@ -103,7 +103,7 @@ class FakeQuantize(Broadcasting):
             else:
                 raise NotImplementedError(f"{self.describe()} has no kernel for {data.dtype}")
         out = np.where(data <= low, ol, np.where(data > high, oh, scaled))
-        return [np.ascontiguousarray(np.broadcast_to(out, data.shape), dtype=data.dtype)]
+        return [np.array(np.broadcast_to(out, data.shape), dtype=data.dtype, order="C")]
 
 
 def _integer_quantize(data, il, ih, ol, oh, steps):

@@ -112,6 +112,12 @@ def test_known_values():
     np.testing.assert_array_equal(got, [0.5, 3.0, 3.0, 512, 57344, np.nan, 0.0009765625, -7.0])
 
 
+def test_scalar_data_stays_a_scalar():
+    op = bare_op(FakeConvert, {"destination_type": "f8e5m2"})
+    (got,) = op.evaluate([np.array(3.2, np.float32), np.array(1.0, np.float32)])
+    assert got.shape == () and got == 3.0
+
+
 def _net(data_shape, scale_shape, etype="f32", shift_shape=None, data=None):
     net = Net()
     inputs = [net.param("x", data_shape, etype), net.param("s", scale_shape, etype)]

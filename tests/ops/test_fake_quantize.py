@@ -114,6 +114,13 @@ def test_values_at_the_limits_and_ties():
     np.testing.assert_array_equal(got, [-2, -2, -2, 0, 2, 2, 2, np.nan])
 
 
+def test_scalar_data_stays_a_scalar():
+    op = bare_op(FakeQuantize, {"levels": "3"})
+    limits = [np.float32(0), np.float32(1), np.float32(0), np.float32(1)]
+    (got,) = op.evaluate([np.array(0.8, np.float32), *limits])
+    assert got.shape == () and got == 1.0
+
+
 def test_pdpd_limits_align_at_the_axis():
     op = bare_op(FakeQuantize, {"levels": "2", "auto_broadcast": "pdpd",
                                 "auto_broadcast.auto_broadcast_axis": "1"})  # fmt: skip
