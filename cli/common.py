@@ -141,7 +141,7 @@ def model_files(paths) -> list[str]:
                 if name.lower().endswith(".xml")
             )
             if not found:
-                raise InputFileError(f"folder {path!r} holds no .xml file", file=path)
+                raise InputFileError(f"folder {path!r} holds no .xml file")
             files.extend(found)
         else:
             files.append(path)

@@ -134,7 +134,9 @@ def validate_command(models, weights, output_format, werror, quiet, max_diagnost
                 click.echo("\n".join(texts), color=colored)
         if len(files) > 1:
             not_checked = sum(1 for item in checked if item.error is not None)
-            click.echo(total_line(reports, not_checked))
+            failed = sum(1 for item in checked if any(not r.ok for r in item.reports))
+            click.echo(total_line(reports, models=len(checked), failed=failed,
+                                  not_checked=not_checked))  # fmt: skip
     sys.exit(worst_exit(item.exit_code for item in checked))
 
 

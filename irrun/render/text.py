@@ -214,17 +214,14 @@ def report_text(report, color: bool = False, *, group: bool = False, quiet: bool
     return "\n".join(parts)
 
 
-def total_line(reports, not_checked: int = 0) -> str:
+def total_line(reports, *, models: int, failed: int, not_checked: int = 0) -> str:
     """The one summary of several models: ``3 models: 1 error, 4 warnings; 1 with errors,
-    1 not checked`` (``not_checked``: files that could not be read or checked)."""
+    1 not checked`` (``models`` files in all, ``failed`` of them with errors, ``not_checked``
+    that could not be read or checked; ``reports`` those of the others)."""
     errors = sum(len(r.errors) for r in reports)
     warnings = sum(len(r.warnings) for r in reports)
-    failed = len({r.file for r in reports if not r.ok})
-    models = len({r.file for r in reports}) + not_checked
     text = f"{_plural(models, 'model')}: {_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
-    if failed or not_checked:
-        text += f"; {failed:,} with errors" if failed else ""
-        text += f"{', ' if failed else '; '}{not_checked:,} not checked" if not_checked else ""
-    else:
-        text += "; all valid"
-    return text
+    outcomes = [f"{failed:,} with errors"] if failed else []
+    if not_checked:
+        outcomes.append(f"{not_checked:,} not checked")
+    return f"{text}; {', '.join(outcomes) or 'all valid'}"
