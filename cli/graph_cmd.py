@@ -1,9 +1,10 @@
-"""``irrun graph``: a picture of a model's graph (SVG, PNG or DOT)."""
+"""``irrun graph``: a picture of a model's graph (SVG, PNG or DOT), or an interactive page."""
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 
 import click
 from irrun.cli.common import (
@@ -22,9 +23,14 @@ def _picture_path(context, parameter, value):
         raise click.BadParameter("the path is empty; give the name of the picture to write")
     if value is not None and _format_of(value) is None:
         raise click.BadParameter(
-            f"{value!r}: the extension gives the format; name the file .svg, .png or .dot"
+            f"{value!r}: the extension gives the format; name the file .html, .svg, .png or .dot"
         )
     return value
+
+
+#: Past this many layers an .svg or .png is refused without --force: Graphviz takes minutes
+#: and the picture is too big to read; the page (.html) or --around suits such models.
+PICTURE_LAYER_LIMIT = 300
 
 
 @click.command("graph")
@@ -34,12 +40,12 @@ def _picture_path(context, parameter, value):
     "-o",
     "--output",
     "output_path",
-    metavar="GRAPH.svg|png|dot",
+    metavar="GRAPH.html|svg|png|dot",
     required=True,
     type=click.Path(dir_okay=False),
     callback=_picture_path,
-    help="Write the picture here; the extension gives the format (.svg, .png, or .dot for "
-    "Graphviz source).",
+    help="Write the picture here; the extension gives the format: .html for an interactive "
+    "page (any size of model), .svg, .png, or .dot for Graphviz source.",
 )
 @click.option(
     "--around",
@@ -74,9 +80,29 @@ def _picture_path(context, parameter, value):
     metavar="N",
     help="When MODEL.xml holds several independent snippets, draw the Nth (from 1).",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help=f"Draw an .svg or .png of more than {PICTURE_LAYER_LIMIT} layers anyway (slow, and "
+    "hard to read: prefer .html or --around).",
+)
+@click.option(
+    "--no-progress",
+    "no_progress",
+    is_flag=True,
+    help="No progress bar (it is shown on a terminal only, for work over half a second).",
+)
 @handle_errors
-def graph_command(model, weights, output_path, around, radius, validate, engine, snippet):
-    """Draw MODEL.xml's graph to GRAPH.svg, GRAPH.png or GRAPH.dot.
+def graph_command(model, weights, output_path, around, radius, validate, engine, snippet, force,
+                  no_progress):  # fmt: skip
+    """Draw MODEL.xml's graph to GRAPH.html, GRAPH.svg, GRAPH.png or GRAPH.dot.
+
+    GRAPH.html is an interactive page, one self-contained file that opens in
+    any browser without a network: drag to pan, wheel to zoom, search layers
+    by name or type, click a layer to read its attributes, its ports
+    (declared and inferred shapes and types, where each comes from and goes
+    to) and its diagnostics. Layers with errors are red, with warnings
+    orange. It suits models of thousands of layers.
 
     Each layer is a box with its name, its op and version (Gather-8) and the
     element type and shape of each output; each edge is labelled with the dims
@@ -85,17 +111,18 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     outputs (1:in0, 1:out0).
 
     Pictures use Graphviz's dot program when it is on PATH (through the graphviz
-    Python package), else matplotlib: pip install 'irrun[draw]'. A .dot file
-    needs neither. For a model of many hundreds of layers, prefer .svg, or
-    --around LAYER for the part you are looking at.
+    Python package), else matplotlib: pip install 'irrun[draw]'. A .dot or
+    .html file needs neither. An .svg or .png of more than 300 layers is
+    refused unless --force: write .html, or draw --around LAYER.
 
     Exits 0 when the picture is written, even if the model has problems (they
     are highlighted); 2 when the file cannot be read, the layer is unknown, the
-    picture cannot be written or no drawing engine is installed; 3 when irrun
-    failed while checking a layer (a bug in irrun; the picture is still written).
+    picture cannot be written, is too big without --force, or no drawing engine
+    is installed; 3 when irrun failed while checking a layer (a bug in irrun;
+    the picture is still written).
     """
     from irrun.api import validate as validate_model
-    from irrun.render.draw import choose_engine, draw
+    from irrun.render.draw import EngineMissingError, choose_engine, draw, layers_drawn
 
     read = [("the model", model), ("the weights file", weights)]
     refuse_overwrites([("-o", output_path)], read)
@@ -108,29 +135,110 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     if snippet is not None and snippet > len(models):
         _fail(f"--snippet {snippet}: {model} holds {len(models)} snippet(s)")
     chosen = models[(snippet or 1) - 1]
-    if around is not None:
-        try:
-            chosen.layer(around)
-        except KeyError as exc:  # the message lists close matches
-            raise click.BadParameter(exc.args[0], param_hint="'--around'") from None
-    report = validate_model(chosen) if validate else None
-    picture_format = _format_of(output_path)
     try:
-        if picture_format != "dot":
+        shown_layers = layers_drawn(chosen, around, radius)
+    except KeyError as exc:  # the message lists close matches
+        raise click.BadParameter(exc.args[0], param_hint="'--around'") from None
+    picture_format = _format_of(output_path)
+    if picture_format in ("svg", "png") and shown_layers > PICTURE_LAYER_LIMIT and not force:
+        page = f"-o {os.path.splitext(output_path)[0]}.html"
+        if around is None:
+            what = f"{model} has {shown_layers:,} layers"
+            other = "draw a part (--around LAYER)"
+        else:
+            what = f"--around {around} --radius {radius} reaches {shown_layers:,} layers"
+            other = "give a smaller --radius"
+        _fail(
+            f"{what}, too many for a readable .{picture_format} (over {PICTURE_LAYER_LIMIT}, and "
+            f"slow to draw); write the interactive page instead ({page}), {other}, or give "
+            "--force to draw it all"
+        )
+    try:
+        if picture_format not in ("dot", "html"):
             engine = choose_engine(engine)
-    except ImportError as exc:  # no drawing engine: say how to install one
-        _fail(str(exc))
-    draw(chosen, output_path, report=report, around=around, radius=radius, engine=engine,
-         format=picture_format)  # fmt: skip
+    except EngineMissingError as exc:  # no drawing engine: say how to install one
+        _fail(_engine_hint(exc))
+    stages = (["validating"] if validate else []) + ["laying out", "drawing", "writing"]
+    with _StageBar(stages, enabled=not no_progress) as progress:
+        report = None
+        if validate:
+            progress("validating", 0, 1)
+            report = validate_model(chosen)
+            progress("validating", 1, 1)
+        draw(chosen, output_path, report=report, around=around, radius=radius, engine=engine,
+             format=picture_format, progress=progress)  # fmt: skip
     count = len(chosen.layers)
-    shown = f"{count} layer{'s' * (count != 1)}" if around is None else f"around {around!r}"
+    shown = f"{count:,} layer{'s' * (count != 1)}" if around is None else f"around {around!r}"
     problems = f"; {report.summary()}" if report is not None and len(report) else ""
-    drawn = "" if picture_format == "dot" else f", drawn with {engine}"
+    drawn = "" if picture_format in ("dot", "html") else f", drawn with {engine}"
     click.echo(f"wrote {output_path} ({shown}{drawn}{problems})")
     internal = [d for d in report or () if d.code == "internal"]
     if internal:
         click.echo(f"irrun: error: {internal[0]} (a bug in irrun: please report it)", err=True)
         sys.exit(EXIT_INTERNAL)
+
+
+def _engine_hint(error) -> str:
+    """What is missing to draw the picture, in the command's spelling (the library's message
+    speaks of ``engine='matplotlib'``)."""
+    from irrun.render.draw import GRAPHVIZ_INSTALL
+
+    if error.missing == "graphviz-package":
+        return (
+            f"--engine graphviz needs the graphviz Python package; install it with: {error.install}"
+        )
+    if error.missing == "dot-program":
+        return (
+            "--engine graphviz needs Graphviz's `dot` program, which is not on PATH; install "
+            f"Graphviz ({GRAPHVIZ_INSTALL}), or use --engine matplotlib"
+        )
+    if error.missing == "matplotlib":
+        return f"--engine matplotlib needs matplotlib; install it with: {error.install}"
+    return (
+        "drawing an .svg or .png needs Graphviz or matplotlib, and neither is installed; install "
+        f"them with: {error.install} (Graphviz's `dot` program, e.g. apt-get install graphviz, "
+        "gives the better layout). An .html page or a .dot file needs neither."
+    )
+
+
+class _StageBar:
+    """A progress callback (``progress(stage, done, total)``) drawing click's progress bar
+    over the command's stages, on a terminal only.
+
+    Nothing is drawn on anything but a terminal (a pipe, a file, ``CliRunner``), with
+    ``enabled`` false, or before ``delay`` seconds have passed: quick work prints nothing.
+    The bar's line is erased when the work ends, so only the result line stays.
+    """
+
+    def __init__(self, stages, enabled=True, stream=None, delay=0.5):
+        self.stream = stream if stream is not None else sys.stderr
+        isatty = getattr(self.stream, "isatty", None)
+        self.enabled = bool(enabled and isatty and isatty())
+        self.stages = list(stages)
+        self.delay = delay
+        self.started = time.monotonic()
+        self.bar = None
+
+    def __call__(self, stage, done, total):
+        if not self.enabled or stage not in self.stages:
+            return
+        position = self.stages.index(stage) + (1 if total is not None and done >= total else 0)
+        if self.bar is None:
+            if time.monotonic() - self.started < self.delay:
+                return
+            self.bar = click.progressbar(length=len(self.stages), label="irrun graph",
+                                         file=self.stream, show_eta=False, show_percent=False,
+                                         item_show_func=lambda item: item, width=24)  # fmt: skip
+        self.bar.update(position - self.bar.pos, current_item=stage)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        if self.bar is not None:
+            self.stream.write("\r\x1b[2K\x1b[?25h")  # erase the line; click's bar hid the cursor
+            self.stream.flush()
+        return False
 
 
 def _format_of(path: str) -> str | None:

@@ -18,10 +18,19 @@ from dataclasses import dataclass, field
 
 from irrun.text import short_text
 
-__all__ = ["draw", "choose_engine", "FORMATS", "ENGINES", "ERROR_FILL", "WARNING_FILL"]
+__all__ = [
+    "draw",
+    "choose_engine",
+    "layers_drawn",
+    "EngineMissingError",
+    "FORMATS",
+    "ENGINES",
+    "ERROR_FILL",
+    "WARNING_FILL",
+]
 
 #: Output formats, and the file extensions that select them.
-FORMATS = {"svg": "svg", "png": "png", "dot": "dot", "gv": "dot"}
+FORMATS = {"svg": "svg", "png": "png", "dot": "dot", "gv": "dot", "html": "html", "htm": "html"}
 #: Layout engines: ``auto`` takes Graphviz when its ``dot`` program is on PATH, else matplotlib.
 ENGINES = ("auto", "graphviz", "matplotlib")
 
@@ -60,6 +69,8 @@ class _Edge:
     tail: str
     head: str
     label: str
+    tail_slot: float = 0.5  # where along the tail's box the edge leaves it (its output port)
+    head_slot: float = 0.5  # where along the head's box it enters (its input port)
 
 
 @dataclass
@@ -79,8 +90,10 @@ def draw(
     around=None,
     radius=2,
     engine="auto",
+    progress=None,
 ):
-    """Draw ``model``'s graph as SVG, PNG or DOT, and write it to ``path`` when given.
+    """Draw ``model``'s graph as SVG, PNG, DOT or an interactive HTML page, and write it to
+    ``path`` when given.
 
     Each layer is a box showing its name, its op with version (``Gather-8``;
     the type as written when irrun does not know the op) and each output's
@@ -88,7 +101,10 @@ def draw(
     declared); each edge is labelled with the dims it carries. Layers are
     placed top to bottom by topological generation. A fragment's unconnected
     input and output ports are drawn as rounded ends named as irrun names them
-    (``1:in0``).
+    (``1:in0``). The HTML page (:func:`irrun.render.graph_page.graph_page`) is
+    one self-contained file to pan, zoom and search in a browser, with each
+    layer's attributes, ports and diagnostics a click away; it suits models of
+    thousands of layers, which a picture does not.
 
     Parameters
     ----------
@@ -96,14 +112,15 @@ def draw(
         The model to draw.
     path : str or os.PathLike, optional
         Write the picture here. Its extension (``.svg``, ``.png``, ``.dot``
-        or ``.gv``) gives the format unless ``format`` is given.
-    format : {"svg", "png", "dot"}, optional
+        or ``.gv``, ``.html`` or ``.htm``) gives the format unless ``format``
+        is given.
+    format : {"svg", "png", "dot", "html"}, optional
         Default: from ``path``, else ``"svg"``.
     report : irrun.Report, optional
         A validation report of ``model``: layers with errors are filled red
         (:data:`ERROR_FILL`), layers with only warnings orange
         (:data:`WARNING_FILL`), with the diagnostic codes in the box and the
-        messages in the SVG tooltip (Graphviz).
+        messages in the SVG tooltip (Graphviz) or the page's side panel.
     around : str or int, optional
         Draw only the layers within ``radius`` edges of this layer (name or
         id), in either direction. Boxes with neighbours left out have a dashed
@@ -112,18 +129,24 @@ def draw(
         How far ``around`` reaches (default 2).
     engine : {"auto", "graphviz", "matplotlib"}
         ``auto`` uses Graphviz when both the ``graphviz`` package and the
-        ``dot`` program are installed, else matplotlib. Not used for DOT.
+        ``dot`` program are installed, else matplotlib. Not used for DOT or
+        HTML, which need neither.
+    progress : callable, optional
+        A progress callback ``progress(stage, done, total)`` (see
+        :mod:`irrun.progress`): called as each of the stages ``"laying out"``,
+        ``"drawing"`` and ``"writing"`` begins and ends.
 
     Returns
     -------
     str or bytes
-        SVG text, PNG bytes, or DOT text.
+        SVG text, PNG bytes, DOT text or the HTML page.
 
     Raises
     ------
-    ImportError
-        The engine a picture needs is missing; the message gives the command
-        that installs it (``pip install 'irrun[draw]'``).
+    EngineMissingError
+        (an ``ImportError``) The engine a picture needs is missing; the message
+        gives the command that installs it (``pip install 'irrun[draw]'``),
+        the attributes say what is missing.
     KeyError
         ``around`` names no layer (the message lists close matches).
     ValueError
@@ -135,6 +158,7 @@ def draw(
     >>> from irrun.render.draw import draw
     >>> model = irrun.load("examples/ir/tiny.xml")  # doctest: +SKIP
     >>> svg = draw(model, "tiny.svg", report=model.validate())  # doctest: +SKIP
+    >>> page = draw(model, "tiny.html", report=model.validate())  # doctest: +SKIP
     >>> print(draw(model, format="dot").splitlines()[0])  # doctest: +SKIP
     digraph irrun {
     """
@@ -144,34 +168,70 @@ def draw(
     if isinstance(radius, bool) or not isinstance(radius, int) or radius < 0:
         raise ValueError(f"radius must be a whole number of edges, 0 or more, not {radius!r}")
     # Fail before laying anything out when no engine can render the picture.
-    chosen = None if picture_format == "dot" else choose_engine(engine)
-    scene = _scene(model, report, around, radius)
-    if picture_format == "dot":
-        picture = _dot_text(scene)
-    elif chosen == "graphviz":
-        picture = _render_graphviz(scene, picture_format)
+    chosen = None if picture_format in ("dot", "html") else choose_engine(engine)
+    if picture_format == "html":
+        from irrun.render.graph_page import graph_page
+
+        picture = graph_page(model, report, around=around, radius=radius, progress=progress)
     else:
-        picture = _render_matplotlib(scene, picture_format)
+        with _stage("laying out", progress):
+            scene = _scene(model, report, around, radius)
+        with _stage("drawing", progress):
+            if picture_format == "dot":
+                picture = _dot_text(scene)
+            elif chosen == "graphviz":
+                picture = _render_graphviz(scene, picture_format)
+            else:
+                picture = _render_matplotlib(scene, picture_format)
     if path is not None:
         from irrun.ir.files import write_output_file
 
-        write_output_file(path, picture)
+        with _stage("writing", progress):
+            write_output_file(path, picture)
     return picture
+
+
+class _stage:
+    """One stage of :func:`draw` for a progress callback: ``(name, 0, 1)`` as it begins,
+    ``(name, 1, 1)`` once it is done (not when it raised)."""
+
+    def __init__(self, name, progress):
+        self.name, self.progress = name, progress
+
+    def __enter__(self):
+        if self.progress is not None:
+            self.progress(self.name, 0, 1)
+
+    def __exit__(self, kind, *_):
+        if self.progress is not None and kind is None:
+            self.progress(self.name, 1, 1)
+        return False
+
+
+def layers_drawn(model, around=None, radius=2) -> int:
+    """How many layers :func:`draw` shows: all of them, or those within ``radius`` edges of
+    ``around`` (``KeyError`` when it names no layer)."""
+    if around is None:
+        return len(model.graph)
+    import networkx as nx
+
+    undirected = model.graph.to_undirected(as_view=True)
+    return len(nx.ego_graph(undirected, model.layer(around).id, radius=radius))
 
 
 # -- choosing ----------------------------------------------------------------------------------
 def _picture_format(path, format) -> str:
     if format is not None:
         if format not in FORMATS:
-            raise ValueError(f"unknown format {format!r}; use svg, png or dot")
+            raise ValueError(f"unknown format {format!r}; use svg, png, dot or html")
         return FORMATS[format]
     if path is None:
         return "svg"
     extension = os.path.splitext(os.fspath(path))[1].lower().lstrip(".")
     if extension not in FORMATS:
         raise ValueError(
-            f"cannot tell the format from {os.fspath(path)!r}: name the file .svg, .png or .dot "
-            "(or give format=)"
+            f"cannot tell the format from {os.fspath(path)!r}: name the file .svg, .png, .dot "
+            "or .html (or give format=)"
         )
     return FORMATS[extension]
 
@@ -184,13 +244,41 @@ def _optional(module: str):
         return None
 
 
+class EngineMissingError(ImportError):
+    """No engine can draw the picture asked for.
+
+    The message is worded for Python callers (``engine='matplotlib'``); a front end can word
+    its own from the attributes.
+
+    Attributes
+    ----------
+    engine : str
+        The engine asked for: ``"auto"``, ``"graphviz"`` or ``"matplotlib"``.
+    missing : str
+        What is missing: ``"graphviz-package"`` (the Python binding), ``"dot-program"``
+        (Graphviz itself), ``"matplotlib"``, or ``"any"`` (for ``auto``: neither engine).
+    install : str
+        The command that installs the Python packages: ``pip install 'irrun[draw]'``.
+    """
+
+    def __init__(self, message: str, *, engine: str, missing: str):
+        super().__init__(message)
+        self.engine = engine
+        self.missing = missing
+        self.install = _INSTALL
+
+
+#: How to install Graphviz's ``dot`` program, for messages.
+GRAPHVIZ_INSTALL = "apt-get install graphviz, brew install graphviz or conda install graphviz"
+
+
 def choose_engine(engine: str = "auto") -> str:
     """The engine :func:`draw` uses for an SVG or PNG: ``"graphviz"`` or ``"matplotlib"``.
 
     ``"auto"`` takes Graphviz when both the ``graphviz`` package and the
-    ``dot`` program are installed, else matplotlib. Raises ``ImportError``
-    (with the command that installs it) when the engine asked for, or for
-    ``"auto"`` any engine, is missing.
+    ``dot`` program are installed, else matplotlib. Raises
+    :class:`EngineMissingError` (with the command that installs it) when the
+    engine asked for, or for ``"auto"`` any engine, is missing.
     """
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
@@ -201,23 +289,32 @@ def choose_engine(engine: str = "auto") -> str:
             return "graphviz"
         if engine == "graphviz":
             if not has_binding:
-                raise ImportError(
+                raise EngineMissingError(
                     "engine='graphviz' needs the graphviz Python package; install it with: "
-                    f"{_INSTALL}"
+                    f"{_INSTALL}",
+                    engine=engine,
+                    missing="graphviz-package",
                 )
-            raise ImportError(
+            raise EngineMissingError(
                 "engine='graphviz' needs Graphviz's `dot` program, which is not on PATH; install "
-                "Graphviz (apt-get install graphviz, brew install graphviz or conda install "
-                "graphviz), or use engine='matplotlib'"
+                f"Graphviz ({GRAPHVIZ_INSTALL}), or use engine='matplotlib'",
+                engine=engine,
+                missing="dot-program",
             )
     if _optional("matplotlib.figure") is not None:
         return "matplotlib"
     if engine == "matplotlib":
-        raise ImportError(f"engine='matplotlib' needs matplotlib; install it with: {_INSTALL}")
-    raise ImportError(
+        raise EngineMissingError(
+            f"engine='matplotlib' needs matplotlib; install it with: {_INSTALL}",
+            engine=engine,
+            missing="matplotlib",
+        )
+    raise EngineMissingError(
         "drawing an svg or png picture needs Graphviz or matplotlib, and neither is installed; "
         f"install them with: {_INSTALL} (Graphviz's `dot` program, e.g. apt-get install "
-        "graphviz, gives the better layout). format='dot' needs neither."
+        "graphviz, gives the better layout). format='dot' and format='html' need neither.",
+        engine=engine,
+        missing="any",
     )
 
 
@@ -245,8 +342,8 @@ def _op_label(layer) -> str:
     from irrun.ops.registry import resolve_layer
 
     op_class = resolve_layer(layer)
-    if op_class is not None:
-        return f"{op_class.type}-{op_class.version}"
+    if op_class is not None:  # the type as the IR spells it (Const), the version irrun resolved
+        return f"{_shown(layer.type)}-{op_class.version}"
     return _shown(f"{layer.type} {layer.version}" if layer.version else layer.type)
 
 
@@ -310,22 +407,28 @@ def _scene(model, report, around, radius) -> _Scene:
         nodes[node.key] = node
         graph.add_node(node.key)
     edges = []
-    for tail, head, (from_port, _) in model.graph.edges(keys=True):
+    for tail, head, (from_port, to_port) in model.graph.edges(keys=True):
         port = layers[tail].output_port(from_port)
-        edges.append(_Edge(f"L{tail}", f"L{head}", str(port.shape) if port else ""))
+        target = layers[head].input_port(to_port)
+        edges.append(
+            _Edge(f"L{tail}", f"L{head}", str(port.shape) if port else "",
+                  _slot(port, layers[tail].outputs), _slot(target, layers[head].inputs))
+        )  # fmt: skip
     # A fragment's inputs are unconnected input ports, its outputs unconsumed output ports.
     for index, model_input in enumerate(model.inputs):
         port = model_input.port
         if port.direction == "input" and f"L{port.layer.id}" in nodes:
             node = _open_end(f"in{index}", model_input, 2 * position[id(port.layer)])
             nodes[node.key] = node
-            edges.append(_Edge(node.key, f"L{port.layer.id}", str(model_input.shape)))
+            edges.append(_Edge(node.key, f"L{port.layer.id}", str(model_input.shape),
+                               head_slot=_slot(port, port.layer.inputs)))  # fmt: skip
     for index, model_output in enumerate(model.outputs):
         port = model_output.port
         if model_output.layer is port.layer and f"L{port.layer.id}" in nodes:
             node = _open_end(f"out{index}", model_output, 2 * position[id(port.layer)] + 1)
             nodes[node.key] = node
-            edges.append(_Edge(f"L{port.layer.id}", node.key, str(model_output.shape)))
+            edges.append(_Edge(f"L{port.layer.id}", node.key, str(model_output.shape),
+                               tail_slot=_slot(port, port.layer.outputs)))  # fmt: skip
     graph.add_nodes_from(nodes)
     graph.add_edges_from((edge.tail, edge.head) for edge in edges)
 
@@ -349,6 +452,11 @@ def _scene(model, report, around, radius) -> _Scene:
             title += f"; not on a layer: {', '.join(dict.fromkeys(d.code for d in unplaced))}"
     generations = _ordered_generations(graph, nodes)
     return _Scene(title, nodes, edges, generations)
+
+
+def _slot(port, ports) -> float:
+    """Where a port sits along its layer's box: its ports spread evenly, left to right."""
+    return 0.5 if port is None else (port.index + 0.5) / len(ports)
 
 
 def _open_end(key, end, order) -> _Node:

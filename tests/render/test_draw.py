@@ -11,7 +11,7 @@ import pytest
 from lxml import etree
 
 import irrun
-from irrun.render.draw import ERROR_FILL, WARNING_FILL, choose_engine, draw
+from irrun.render.draw import ERROR_FILL, WARNING_FILL, EngineMissingError, choose_engine, draw
 from tests.helpers.cli import invoke
 from tests.helpers.ir_text import net, parameter
 
@@ -172,7 +172,7 @@ def test_boxes_show_op_version_and_inferred_output_shape(tiny):
     nodes = _dot_nodes(draw(model, format="dot", report=report))
     assert nodes["L3"][0] == ["g", "Gather-8", "f32 [2,2]"]
     assert nodes["L4"][0] == ["cat", "Concat-1", "f32 [2,2..]"]  # inferred: 2 + at least 0
-    assert nodes["L1"][0] == ["idx", "Constant-1", "i64 [2]"]
+    assert nodes["L1"][0] == ["idx", "Const-1", "i64 [2]"]
     assert nodes["L5"][0] == ["out/sink", "Result-1"]
 
 
@@ -397,8 +397,12 @@ def test_format_overrides_the_extension_and_defaults_to_svg(tiny, tmp_path):
 
 def test_bad_arguments_are_refused(tiny, tmp_path):
     model, _ = tiny
-    with pytest.raises(ValueError, match=r"name the file \.svg, \.png or \.dot"):
+    with pytest.raises(ValueError) as refused:
         draw(model, tmp_path / "graph.pdf")
+    assert str(refused.value) == (
+        f"cannot tell the format from {str(tmp_path / 'graph.pdf')!r}: name the file .svg, "
+        ".png, .dot or .html (or give format=)"
+    )
     with pytest.raises(ValueError, match="unknown format 'pdf'"):
         draw(model, format="pdf")
     with pytest.raises(ValueError, match="unknown engine 'neato'"):
@@ -418,16 +422,20 @@ def test_no_engine_gives_the_install_command(tiny, monkeypatch):
     _hide(monkeypatch, "graphviz", "matplotlib", "matplotlib.figure")
     with pytest.raises(ImportError, match=r"pip install 'irrun\[draw\]'"):
         draw(model, format="svg")
-    with pytest.raises(ImportError, match=r"neither is installed"):
+    with pytest.raises(EngineMissingError, match=r"neither is installed") as missing:
         draw(model, format="png")
+    assert (missing.value.engine, missing.value.missing) == ("auto", "any")
+    assert "format='dot' and format='html' need neither" in str(missing.value)
+    assert draw(model, format="html").startswith("<!DOCTYPE html>")  # nor does the page
     assert draw(model, format="dot").startswith("digraph")  # DOT needs no engine
 
 
 def test_asking_for_a_missing_engine_says_what_is_missing(tiny, monkeypatch):
     model, _ = tiny
     monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
-    with pytest.raises(ImportError, match=r"`dot` program, which is not on PATH"):
+    with pytest.raises(EngineMissingError, match=r"`dot` program, which is not on PATH") as no_dot:
         draw(model, format="svg", engine="graphviz")
+    assert (no_dot.value.engine, no_dot.value.missing) == ("graphviz", "dot-program")
     _hide(monkeypatch, "graphviz", "matplotlib", "matplotlib.figure")
     with pytest.raises(ImportError, match=r"graphviz Python package.*pip install 'irrun\[draw\]'"):
         draw(model, format="svg", engine="graphviz")
@@ -480,7 +488,7 @@ def test_graph_command_usage_errors_exit_2(tmp_path):
     result = invoke("graph", TINY, "-o", tmp_path / "g.svg", "--around", "gg")
     assert result.exit_code == 2 and "did you mean 'g'?" in result.output
     result = invoke("graph", TINY, "-o", tmp_path / "g.pdf")
-    assert result.exit_code == 2 and "name the file .svg, .png or .dot" in result.output
+    assert result.exit_code == 2 and "name the file .html, .svg, .png or .dot" in result.output
     result = invoke("graph", TINY, "-o", tmp_path / "missing" / "g.svg")
     assert result.exit_code == 2 and "cannot write" in result.output
     result = invoke("graph", EXAMPLES / "missing.xml", "-o", tmp_path / "g.svg")

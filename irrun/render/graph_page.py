@@ -1,0 +1,234 @@
+"""The interactive graph page: one self-contained HTML file to explore a model in a browser.
+
+:func:`graph_page` lays the graph out in Python (:func:`irrun.render.layout.layered_layout`,
+ranks by topological generation as in :func:`irrun.render.draw.draw`) and writes a page that
+carries the layout and every layer's details as JSON, with its script and style sheet inline:
+it needs no network and no server. In the browser the graph can be panned (drag) and zoomed
+(wheel, ``+``/``-``, ``0`` to fit), layers found by name or type, and a clicked layer's
+attributes, ports (declared and inferred shapes and types, producers and consumers) and
+diagnostics read in the side panel; layers with errors are red, with warnings orange.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from importlib import resources
+
+from irrun.text import short_text
+
+__all__ = ["graph_page", "page_data"]
+
+_TITLE_CHAR = 7.6  # px per character of a box's bold 12 px title (a generous estimate;
+_LINE_CHAR = 6.7  # the page squeezes a text that turns out wider than its box)
+_PADDING, _TITLE_HEIGHT, _LINE_HEIGHT = 20.0, 17.0, 14.0
+_MIN_WIDTH, _MAX_WIDTH = 90.0, 420.0
+_MESSAGE_LIMIT = 2000  # characters of a diagnostic message kept in the page
+
+
+def graph_page(model, report=None, *, around=None, radius=2, progress=None) -> str:
+    """The interactive HTML page of ``model``'s graph, as text.
+
+    Parameters
+    ----------
+    model : irrun.Model
+        The model to show.
+    report : irrun.Report, optional
+        Its validation report: boxes then show inferred shapes, layers with problems are
+        highlighted and the panel lists their diagnostics.
+    around : str or int, optional
+        Show only the layers within ``radius`` edges of this layer (name or id).
+    radius : int
+        How far ``around`` reaches.
+    progress : callable, optional
+        A progress callback ``progress(stage, done, total)`` (see :mod:`irrun.progress`),
+        called as the stages ``"laying out"`` and ``"drawing"`` begin and end.
+
+    Returns
+    -------
+    str
+        A complete HTML document; its script, style sheet and data are inline.
+
+    Examples
+    --------
+    >>> import irrun
+    >>> model = irrun.load("examples/ir/tiny.xml")  # doctest: +SKIP
+    >>> page = graph_page(model, model.validate())  # doctest: +SKIP
+    >>> page.startswith("<!DOCTYPE html>")  # doctest: +SKIP
+    True
+    """
+    from irrun.render.draw import _stage
+
+    with _stage("laying out", progress):
+        data = page_data(model, report, around=around, radius=radius)
+    with _stage("drawing", progress):
+        return _page(data)
+
+
+def _page(data) -> str:
+    # "<" as \u003c: no text inside the JSON can close the script element or open a comment.
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    assets = resources.files("irrun.render")
+    script = assets.joinpath("graph_page.js").read_text(encoding="utf-8")
+    style = assets.joinpath("graph_page.css").read_text(encoding="utf-8")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(data['title'])}</title>\n<style>\n{style}</style>\n</head>\n"
+        "<body>\n"
+        f'<script type="application/json" id="graph-data">{payload}</script>\n'
+        f"<script>\n{script}</script>\n</body>\n</html>\n"
+    )
+
+
+def page_data(model, report=None, *, around=None, radius=2) -> dict:
+    """What the page shows, as plain data: the laid-out boxes and edges, each layer's details,
+    and the diagnostics (see :func:`graph_page` for the parameters)."""
+    import numpy as np
+
+    from irrun.render.draw import _problems, _scene
+    from irrun.render.layout import layered_layout
+
+    scene = _scene(model, report, around, radius)
+    keys = [key for generation in scene.generations for key in generation]
+    index = {key: position for position, key in enumerate(keys)}
+    nodes = [scene.nodes[key] for key in keys]
+    sizes = np.array([_box_size(node) for node in nodes]).reshape(-1, 2)
+    edges = [edge for edge in scene.edges if edge.tail in index and edge.head in index]
+    layout = layered_layout(
+        sizes,
+        [(index[edge.tail], index[edge.head]) for edge in edges],
+        [node.generation for node in nodes],
+        [node.slot for node in nodes],
+        tail_slots=[edge.tail_slot for edge in edges],
+        head_slots=[edge.head_slot for edge in edges],
+    )
+    by_layer, unplaced = _problems(report)
+    layers = dict(model.graph.nodes(data="layer"))
+    boxes = []
+    for position, node in enumerate(nodes):
+        layer = layers.get(int(node.key[1:])) if node.key.startswith("L") else None
+        diagnostics = by_layer.get(layer.id, ()) if layer is not None else ()
+        box = {
+            "key": node.key,
+            "x": round(float(layout.x[position]), 1),
+            "y": round(float(layout.y[position]), 1),
+            "w": float(sizes[position, 0]),
+            "h": float(sizes[position, 1]),
+            "title": node.title,
+            "lines": node.lines,
+            "role": "open" if node.open_end else (layer.type if layer is not None else ""),
+            "severity": _worst(diagnostics),
+            "center": node.center,
+            "cut": node.cut,
+        }
+        if layer is not None:
+            box["layer"] = _layer_details(model, layer, diagnostics, index)
+        else:
+            box["end"] = node.tooltip[0] if node.tooltip else node.title
+        boxes.append(box)
+    kind = "fragment" if model.is_fragment else f"IR v{model.ir_version}"
+    return {
+        "title": scene.title,
+        "name": model.name or os.path.basename(str(model.file)),
+        "file": str(model.file),
+        "kind": kind,
+        "layer_count": len(model.layers),
+        "summary": report.summary() if report is not None else None,
+        "coverage": report.coverage() if report is not None else None,
+        "validated": report is not None,
+        "width": round(layout.width, 1),
+        "height": round(layout.height, 1),
+        "nodes": boxes,
+        "edges": [
+            {
+                "tail": index[edge.tail],
+                "head": index[edge.head],
+                "label": edge.label,
+                "points": route,
+            }
+            for edge, route in zip(edges, layout.routes)
+        ],  # fmt: skip
+        "unplaced": [_diagnostic(d) for d in unplaced],
+    }
+
+
+def _box_size(node) -> tuple[float, float]:
+    widest = max([len(node.title) * _TITLE_CHAR] + [len(line) * _LINE_CHAR for line in node.lines])
+    width = min(max(widest + _PADDING, _MIN_WIDTH), _MAX_WIDTH)
+    return width, _TITLE_HEIGHT + _LINE_HEIGHT * len(node.lines) + 10.0
+
+
+def _worst(diagnostics) -> str:
+    severities = {d.severity for d in diagnostics}
+    return "error" if "error" in severities else ("warning" if severities else "")
+
+
+def _diagnostic(diagnostic) -> dict:
+    return {
+        "severity": diagnostic.severity,
+        "code": diagnostic.code,
+        "line": diagnostic.line,
+        "port": diagnostic.port,
+        "message": short_text(diagnostic.message, _MESSAGE_LIMIT),
+        "hint": diagnostic.hint,
+        "notes": [short_text(note, _MESSAGE_LIMIT) for note in diagnostic.notes],
+    }
+
+
+def _type_text(element_type) -> str | None:
+    return None if element_type is None else str(element_type)
+
+
+def _end(port, index) -> dict:
+    """The layer at the other end of an edge: its node (when shown), name and port."""
+    layer = port.layer
+    return {
+        "node": index.get(f"L{layer.id}"),
+        "text": f"{layer.name or f'layer {layer.id}'} : {port.id}",
+    }
+
+
+def _layer_details(model, layer, diagnostics, index) -> dict:
+    """Everything the side panel shows about a layer."""
+    from irrun.render.draw import _op_label
+
+    inputs = []
+    for port in layer.inputs:
+        producer = model.producer(port)
+        inputs.append(
+            {
+                "port": port.id,
+                "declared_type": _type_text(port.element_type),
+                "inferred_type": _type_text(port.inferred_type),
+                "declared_shape": str(port.declared_shape),
+                "inferred_shape": None if port.inferred_shape is None else str(port.inferred_shape),
+                "from": None if producer is None else _end(producer, index),
+            }
+        )
+    outputs = []
+    for port in layer.outputs:
+        outputs.append(
+            {
+                "port": port.id,
+                "declared_type": _type_text(port.element_type),
+                "inferred_type": _type_text(port.inferred_type),
+                "declared_shape": str(port.declared_shape),
+                "inferred_shape": None if port.inferred_shape is None else str(port.inferred_shape),
+                "names": list(port.names),
+                "to": [_end(consumer, index) for consumer in model.consumers(port)],
+            }
+        )
+    return {
+        "id": layer.id,
+        "name": layer.name,
+        "type": layer.type,
+        "version": layer.version,
+        "op": _op_label(layer),
+        "line": layer.line,
+        "attributes": [[name, short_text(value, 300)] for name, value in layer.attributes.items()],
+        "inputs": inputs,
+        "outputs": outputs,
+        "diagnostics": [_diagnostic(d) for d in diagnostics],
+    }
