@@ -39,35 +39,29 @@ def validate(model) -> Report:
     layer 1 (Concat-1) output port 2 declares [4], but its inputs give [5] (axis 0: 2 + 3 = 5)
     """
     from irrun.gc_pause import gc_paused
+    from irrun.validation.emitter import Emitter
     from irrun.validation.inference import infer_graph
     from irrun.validation.structure import check_structure
 
-    diagnostics: list[Diagnostic] = []
-
-    def emit(code, message, *, layer=None, line=None, port=None, hint=None, op=None,
-             severity=None):  # fmt: skip
-        diagnostic = Diagnostic(
-            code=code,
-            severity=severity or CODES[code][0],
-            message=message,
-            file=model.file,
-            line=line
-            or (port.line if port is not None else None)
-            or (layer.line if layer is not None else None),
-            layer_id=layer.id if layer is not None else None,
-            layer_name=layer.name if layer is not None else None,
-            layer_type=layer.type if layer is not None else None,
-            op=op,
-            port=port.describe() if port is not None else None,
-            hint=hint,
-        )
-        diagnostics.append(diagnostic)
-        return diagnostic
-
+    emit = Emitter(model.file)
     with gc_paused():
         check_structure(model, emit, is_fragment=model.is_fragment)
+        _check_body_structure(model, emit)
         trusted_types: dict[str, int] = {}
         gaps: list = []
         checked, trusted = infer_graph(model, emit, trusted_types, gaps)
-    return Report(model.file, diagnostics, checked, trusted, trusted_types=trusted_types,
+    return Report(model.file, emit.diagnostics, checked, trusted, trusted_types=trusted_types,
                   inference_gaps=len(gaps))  # fmt: skip
+
+
+def _check_body_structure(graph, emit) -> None:
+    """The structure checks of every sub-graph body (bodies inside bodies too)."""
+    from irrun.validation.emitter import HeldDiagnostics
+    from irrun.validation.structure import check_structure
+
+    for layer in graph.layers:
+        for tag, body in layer.bodies.items():
+            held = HeldDiagnostics(emit, f"in the {tag} of {layer.describe()}: ")
+            check_structure(body, held, is_fragment=False, is_body=True)
+            _check_body_structure(body, held)
+            held.release()

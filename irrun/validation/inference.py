@@ -20,6 +20,7 @@ from irrun.ops.opsets import OPSETS
 from irrun.ops.registry import LATEST_OPSET, first_opset, has_kernel, lookup_layer, op_key
 from irrun.shape import Shape
 from irrun.text import short_text
+from irrun.validation.emitter import HeldDiagnostics
 
 __all__ = ["infer_graph", "FOLD_LIMIT"]
 
@@ -30,13 +31,31 @@ FOLD_LIMIT = 1 << 16
 class _LayerContext(OpContext):
     """Collects an op's problems as diagnostics of its layer."""
 
-    __slots__ = ("emit", "layer", "op_label", "failed")
+    __slots__ = ("emit", "layer", "op_label", "failed", "bodies")
 
     def __init__(self, emit, layer, op_label):
         self.emit = emit
         self.layer = layer
         self.op_label = op_label
         self.failed = False  # an error was reported: the layer was checked and found wrong
+        self.bodies = None  # tag -> the latest inference of that body (see infer_body)
+
+    def infer_body(self, tag, feeds):
+        """Infer body ``tag`` with its Parameters fed; its diagnostics are held back (an op
+        may infer a body again, as Loop does when a back edge changes a shape) and only the
+        latest inference of each body is reported, by :func:`_report_bodies`."""
+        body = self.layer.bodies.get(tag)
+        if body is None:
+            return None
+        held = HeldDiagnostics(self.emit, f"in the {tag} of {self.layer.describe()}: ")
+        trusted_types: dict = {}
+        gaps: list = []
+        results: dict = {}
+        counts = infer_graph(body, held, trusted_types, gaps, feeds=feeds, results=results)
+        if self.bodies is None:
+            self.bodies = {}
+        self.bodies[tag] = (held, counts, trusted_types, gaps)
+        return results
 
     def error(self, code, message, *, port=None, hint=None, line=None):
         self.failed = True
@@ -58,6 +77,21 @@ class _Silent(OpContext):
         pass
 
 
+def _report_bodies(context, trusted_types, gaps) -> tuple[int, int]:
+    """Release the diagnostics of the layer's bodies (their latest inference) and return
+    their ``(checked, trusted)`` counts, merging their trusted op counts and gaps."""
+    checked = trusted = 0
+    for held, counts, body_trusted, body_gaps in context.bodies.values():
+        held.release()
+        checked += counts[0]
+        trusted += counts[1]
+        for label, count in body_trusted.items():
+            trusted_types[label] = trusted_types.get(label, 0) + count
+        gaps.extend(body_gaps)
+    context.bodies = None
+    return checked, trusted
+
+
 def _declared(port) -> TensorInfo:
     return TensorInfo(port.declared_shape, port.element_type or DYNAMIC_TYPE)
 
@@ -76,9 +110,13 @@ def _flow_order(graph):
     return graph.acyclic_order()
 
 
-def infer_graph(graph, emit, trusted_types: dict | None = None,
-                gaps: list | None = None) -> tuple[int, int]:  # fmt: skip
+def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | None = None, *,
+                feeds: dict | None = None, results: dict | None = None):  # fmt: skip
     """Run inference over ``graph``; return ``(layers checked, layers trusted)``.
+
+    For a sub-graph body, ``feeds`` gives its Parameters (body layer id -> TensorInfo) what
+    flows in from the outer layer, and ``results`` receives what flows into each Result (by
+    layer id). Layers of bodies are counted in the totals of the layer that has them.
 
     ``trusted_types``, when given, receives the count of trusted layers by op (``Type-N``
     when the op version is known, else ``Type`` and the version as written); ``gaps`` the
@@ -118,6 +156,8 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
                     input_causes.append(causes[key])
             if edges_disagree:  # both ends declaring the same is the rule: check exceptions
                 _check_edges(layer, producers, emit, mistaken)
+            if results is not None and layer.type == "Result":
+                results[layer.id] = inputs[0]
 
         resolution = lookup_layer(layer)
         op_class = resolution.op_class
@@ -134,7 +174,10 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
                 declared_only.add(id(port))
             continue
 
+        fed = feeds.get(layer.id) if feeds and layer.type == "Parameter" else None
         quick = op_class.quick_outputs
+        if fed is not None:
+            quick = None
         if quick is not None and not layer.inputs and len(layer.outputs) == 1:
             try:
                 outputs = quick(layer)
@@ -159,11 +202,20 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
         context = _LayerContext(emit, layer, label)
         try:
             op = op_class(layer, context)
-            outputs = _infer(op, layer, inputs, producers, context)
+            if fed is not None:  # a body Parameter: what flows in, not its attributes
+                outputs = [TensorInfo(fed.shape, fed.element_type, fed.value,
+                                      why="what the outer layer feeds in",
+                                      partial=fed.partial)]  # fmt: skip
+            else:
+                outputs = _infer(op, layer, inputs, producers, context)
         except Exception as exc:  # an op bug must not hide the rest of the report
             emit("internal", f"{layer.describe()}: checking {label} failed: {type(exc).__name__}: "
                  f"{exc}", layer=layer, op=label)  # fmt: skip
             outputs = None
+        if context.bodies:
+            body_checked, body_trusted = _report_bodies(context, trusted_types, gaps)
+            checked += body_checked
+            trusted += body_trusted
         if outputs is None:
             if context.failed:  # checked, and found wrong: its declarations flow on
                 checked += 1
@@ -203,7 +255,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None,
             ):
                 problems = ()  # the common case: the file says exactly what inference gives
             else:
-                problems = _compare(op, port, info)
+                problems = _compare(op, port, info, fed is not None)
                 if (
                     not problems
                     and id(port) not in declared_only
@@ -278,7 +330,14 @@ def _report_unresolved(layer, resolution, emit) -> None:
             hint = (f"did you mean {close[0]}?" if close else
                     'a custom op belongs in its own opset (e.g. version="extension")')  # fmt: skip
         emit("not-in-opset", message, layer=layer, hint=hint)
-    elif not layer.bodies:  # sub-graph ops have their own warning
+    elif layer.bodies:  # a layer with sub-graphs that irrun cannot check
+        bodies = ", ".join(
+            f"{tag} ({len(body.layers)} layers)" for tag, body in layer.bodies.items()
+        )
+        emit("subgraph-not-checked", f"{layer.describe()} has {bodies}, which irrun keeps but "
+             "does not check; its declared output dims are trusted", layer=layer,
+             severity="warning", hint=trusted)  # fmt: skip
+    else:
         if problem == "not-implemented":
             op = f"{layer_type}-{resolution.op_version}" if resolution.op_version else layer_type
             message = f"{layer.describe()}: irrun does not check {op} yet; declared dims trusted"
@@ -349,7 +408,7 @@ def _less_precise(inferred: Shape, declared: Shape) -> bool:
     return any(d.is_static and not i.is_static for d, i in zip(declared, inferred))
 
 
-def _compare(op, port, info) -> list[tuple[str, str]]:
+def _compare(op, port, info, fed: bool = False) -> list[tuple[str, str]]:
     """``(code, message)`` for each way the declared port disagrees with the inferred info."""
     etype = port.element_type
     if port.declared_shape.dims == info.shape.dims and (
@@ -360,6 +419,8 @@ def _compare(op, port, info) -> list[tuple[str, str]]:
     declared, inferred = port.declared_shape, info.shape
     parameter = op.from_attributes  # Parameter, Const: the outputs are what attributes say
     source = "its shape attribute says" if parameter else "its inputs give"
+    if fed:  # a body Parameter: what the outer layer feeds in
+        parameter, source = True, "the outer layer feeds in"
     if inferred.rank_is_static and declared.rank_is_static and declared.rank != inferred.rank:
         why, head = _why(info, parameter), _head(op, port)
         problems.append(("rank-mismatch", f"{head} rank {declared.rank} {declared}, but "
@@ -372,6 +433,8 @@ def _compare(op, port, info) -> list[tuple[str, str]]:
         if etype != info.element_type:
             head = _head(op, port)
             source = "its element_type attribute says" if parameter else "its inputs give"
+            if fed:
+                source = "the outer layer feeds in"
             problems.append(("type-mismatch", f"{head} precision {port.precision} ({etype}), "
                              f"but {source} {info.element_type}"))  # fmt: skip
     return problems

@@ -7,8 +7,6 @@ from irrun.text import short_text
 
 __all__ = ["check_structure"]
 
-_SUBGRAPH_OPS = {"tensoriterator", "loop", "if"}
-
 
 def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) -> None:
     """Report duplicate ids, bad edges, unfed or over-fed inputs, cycles and missing Results.
@@ -107,7 +105,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                     line=port.line,
                     hint="add an <edge> to this port, or remove the port",
                 )
-        if layer.type == "Parameter" and not is_fragment:
+        if layer.type == "Parameter" and not is_fragment and not is_body:
             if not any(graph.consumers(port) for port in layer.outputs):
                 emit(
                     "unused-parameter",
@@ -115,16 +113,6 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
                     "depends on, so this input disappears",
                     layer=layer,
                 )
-        if layer.bodies and layer.type.lower() in _SUBGRAPH_OPS:
-            bodies = ", ".join(f"{tag} ({len(body.layers)} layers)"
-                               for tag, body in layer.bodies.items())  # fmt: skip
-            emit(
-                "subgraph-not-checked",
-                f"{layer.describe()} has {bodies}, which irrun keeps but does not check yet; "
-                "its declared output dims are trusted",
-                layer=layer,
-                hint="check the body separately, or trust it",
-            )
 
     cycle = find_cycle(graph) if len(graph.acyclic_order()) != len(graph._by_id) else []
     if cycle:

@@ -846,7 +846,7 @@ def test_unknown_attribute_is_a_warning_with_a_suggestion():
     assert d.hint == "did you mean axis?"
 
 
-def test_subgraph_is_not_checked(tmp_path):
+def _if_model(tmp_path):
     from openvino import opset8, opset13
 
     cond = opset13.parameter([], ov.Type.boolean, name="cond")
@@ -864,21 +864,45 @@ def test_subgraph_is_not_checked(tmp_path):
     out = if_op.set_output(bodies[0][1], bodies[1][1])
     xml = tmp_path / "if.xml"
     ov.save_model(ov.Model([opset13.result(out)], [cond, x]), xml, compress_to_fp16=False)
-    text = xml.read_text()
+    return xml, xml.read_text()
+
+
+def test_if_bodies_are_checked(tmp_path):
+    xml, _ = _if_model(tmp_path)
+    report = irrun.load(xml).validate()
+    assert report.ok and not list(report)
+    assert (report.layers_checked, report.layers_trusted) == (10, 0)
+
+
+def test_subgraph_of_an_unknown_op_is_not_checked(tmp_path):
+    xml, text = _if_model(tmp_path)
+    text = text.replace('type="If" version="opset8"', 'type="MyIf" version="extension"')
+    xml.write_text(text)
     report = irrun.load(xml).validate()
     d = only(report, "subgraph-not-checked")
     assert_diag(
         d,
         "subgraph-not-checked",
-        line=line_of(text, 'type="If"'),
+        line=line_of(text, 'type="MyIf"'),
         layer_id=2,
         severity="warning",
         contains=[
-            "layer 2 'branch' (If) has then_body (3 layers), else_body (3 layers)",
+            "layer 2 'branch' (MyIf) has then_body (3 layers), else_body (3 layers)",
             "trusted",
         ],
     )
     assert report.ok
+
+
+def test_port_map_naming_a_port_the_layer_lacks(tmp_path):
+    xml, text = _if_model(tmp_path)
+    text = text.replace('<output external_port_id="2"', '<output external_port_id="9"', 1)
+    xml.write_text(text)
+    report = irrun.load(xml).validate()
+    d = only(report, "port-map")
+    assert_diag(d, "port-map", line=line_of(text, 'type="If"'), layer_id=2,
+                contains=["layer 2 'branch' (If-8) <else_port_map> maps output port 9, which the "
+                          "layer does not have (its output ports are [2])"])  # fmt: skip
 
 
 def test_wrong_number_of_inputs():
