@@ -193,7 +193,8 @@ def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
     if not_run:
         click.echo(f"irrun: {len(not_run)} layer(s) could not run:", err=True)
         for entry in not_run:
-            click.echo(f"  {models[0].file}:{entry}", err=True)
+            click.echo(f"  {models[0].file}:{entry.layer.line}: {entry.layer.describe()}: "
+                       f"{entry.reason}", err=True)  # fmt: skip
     if output_path is not None:
         save_npz(output_path, outputs)
         click.echo(f"wrote {len(outputs)} output(s) to {output_path}")

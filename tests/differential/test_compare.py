@@ -299,3 +299,58 @@ def test_model_compare_method_matches_the_function(tmp_path):
     comparison = model.compare({"data": data})
     assert comparison.ok
     assert [t.status for t in comparison.tensors] == ["match", "match"]
+
+
+# -- a model with a layer irrun has no kernel for ------------------------------------------------
+@pytest.fixture
+def erf_without_kernel():
+    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration."""
+    from irrun.ops.base import Op
+    from irrun.ops.registry import register, resolve
+
+    original = resolve("Erf", 1)
+
+    class ShapeOnlyErf(original):
+        evaluate = Op.evaluate
+
+    register(ShapeOnlyErf, replace=True)
+    yield
+    register(original, replace=True)
+
+
+@pytest.fixture(scope="module")
+def erf_xml(ov, tmp_path_factory) -> Path:
+    """x -> relu -> erf -> add(erf, relu), and x -> negative."""
+    from openvino import opset1
+
+    x = opset1.parameter([2, 3], np.float32, name="x")
+    relu = opset1.relu(x, name="relu")
+    erf = opset1.erf(relu, name="erf")
+    added = opset1.add(erf, relu, name="out")
+    other = opset1.negative(x, name="other")
+    xml = tmp_path_factory.mktemp("erf") / "erf.xml"
+    ov.save_model(ov.Model([added, other], [x], "erf"), xml, compress_to_fp16=False)
+    return xml
+
+
+def test_a_layer_without_kernel_is_bridged_and_the_rest_compared(erf_xml, erf_without_kernel):
+    comparison = compare(irrun.load(erf_xml), {"x": X - 2})
+    tensors = by_layer(comparison)
+    assert tensors["erf"].status == "not-compared"
+    assert tensors["erf"].reason.startswith("bridged: irrun has no kernel for it")
+    # "out" reads OpenVINO's Erf output and irrun's Relu: compared as usual.
+    assert [tensors[name].status for name in ("relu", "out", "other")] == ["match"] * 3
+    assert comparison.ok
+    assert comparison.bridged == [irrun.load(erf_xml).layer("erf").describe()]
+    text = comparison.to_text()
+    assert "bridged 1 layer(s) irrun has no kernel for with OpenVINO's outputs" in text
+    assert comparison.to_dict()["bridged"] == comparison.bridged
+
+
+def test_compare_command_bridges_and_draws_random_inputs(erf_xml, erf_without_kernel, tmp_path):
+    saved = tmp_path / "drawn.npz"
+    result = invoke("compare", erf_xml, "--seed", "5", "--save-inputs", saved)
+    assert result.exit_code == 0, result.output
+    assert "bridged with OpenVINO's outputs" in result.output
+    drawn = irrun.load(erf_xml).random_inputs(seed=5)
+    assert np.array_equal(np.load(saved)["x"], drawn["x"])

@@ -1,0 +1,130 @@
+"""``irrun execute`` without an inputs file, with --partial, --threads and the progress bar."""
+
+import io
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+import pytest
+from openvino import opset1
+
+import irrun
+from irrun.cli.execute_cmd import ProgressBar
+from irrun.ops.base import Op
+from irrun.ops.registry import register, resolve
+from tests.helpers.cli import invoke
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ir"
+
+
+@pytest.fixture
+def erf_without_kernel():
+    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration."""
+    original = resolve("Erf", 1)
+
+    class ShapeOnlyErf(original):
+        evaluate = Op.evaluate
+
+    register(ShapeOnlyErf, replace=True)
+    yield
+    register(original, replace=True)
+
+
+@pytest.fixture
+def erf_xml(tmp_path) -> Path:
+    x = opset1.parameter([-1, 3], np.float32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    relu = opset1.relu(x, name="relu")
+    erf = opset1.erf(relu, name="erf")
+    added = opset1.add(erf, relu, name="out")
+    other = opset1.negative(x, name="other")
+    for node in (relu, erf, added, other):
+        node.output(0).get_tensor().set_names({node.get_friendly_name()})
+    path = tmp_path / "erf.xml"
+    ov.save_model(ov.Model([added, other], [x], "erf"), path, compress_to_fp16=False)
+    return path
+
+
+def test_execute_without_inputs_draws_seeded_random_ones(tmp_path):
+    saved = tmp_path / "drawn.npz"
+    out = tmp_path / "out.npz"
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--seed", "7", "--save-inputs", saved,
+                    "--output", out)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    model = irrun.load(EXAMPLES / "tiny.xml")
+    drawn = model.random_inputs(seed=7)
+    assert np.array_equal(np.load(saved)["data"], drawn["data"])
+    expected = model.run(drawn)
+    assert all(np.array_equal(np.load(out)[k], expected[k]) for k in expected)
+
+
+def test_save_inputs_never_replaces_a_file(tmp_path):
+    saved = tmp_path / "drawn.npz"
+    saved.write_bytes(b"keep me")
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--save-inputs", saved,
+                    catch_exceptions=True)  # fmt: skip
+    assert result.exit_code == 2
+    assert "exists" in result.output and saved.read_bytes() == b"keep me"
+    result = invoke("execute", EXAMPLES / "tiny.xml", "--save-inputs", EXAMPLES / "tiny.xml",
+                    catch_exceptions=True)  # fmt: skip
+    assert result.exit_code == 2 and "is the model" in result.output
+
+
+def test_shape_gives_dynamic_dims_of_random_inputs(erf_xml):
+    result = invoke("execute", erf_xml, "--shape", "x=4,3", "--stop-after", "relu")
+    assert result.exit_code == 0, result.output
+    assert "relu: float32 [4, 3]" in result.output
+    result = invoke("execute", erf_xml, "--shape", "x=4", catch_exceptions=True)
+    assert result.exit_code == 2 and "does not fit the input's shape [?,3]" in result.output
+    result = invoke("execute", erf_xml, "--shape", "x:4", catch_exceptions=True)
+    assert result.exit_code == 2 and "is not NAME=SIZES" in result.output
+
+
+def test_partial_runs_what_it_can_and_lists_the_rest(erf_xml, erf_without_kernel):
+    refused = invoke("execute", erf_xml, catch_exceptions=True)
+    assert refused.exit_code == 1 and "--partial" in refused.output
+    result = invoke("execute", erf_xml, "--partial", catch_exceptions=True)
+    assert result.exit_code == 1
+    assert "other: float32 [1, 3]" in result.output
+    assert "3 layer(s) could not run" in result.output
+    erf = irrun.load(erf_xml).layer("erf")
+    assert f"{erf_xml}:{erf.line}: {erf.describe()}: irrun has no kernel for it" in result.output
+
+
+def test_stop_after_an_unknown_name_suggests_close_ones(erf_xml):
+    result = invoke("execute", erf_xml, "--stop-after", "rellu", catch_exceptions=True)
+    assert result.exit_code == 2
+    assert "did you mean 'relu'" in result.output
+
+
+def test_threads_option(erf_xml):
+    assert invoke("execute", erf_xml, "--threads", "1").exit_code == 0
+    result = invoke("execute", erf_xml, "--threads", "0", catch_exceptions=True)
+    assert result.exit_code == 2
+
+
+def test_progress_bar_only_on_a_terminal():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    assert ProgressBar.on_terminal(10_000, io.StringIO()) is None  # piped: silent
+    assert ProgressBar.on_terminal(10, Terminal()) is None  # too small to bother
+    stream = Terminal()
+    bar = ProgressBar.on_terminal(10_000, stream)
+    bar(50, 100)
+    bar.close()
+    assert "running [###############---------------] 50/100 layers" in stream.getvalue()
+    assert stream.getvalue().endswith("\r")
+
+
+def test_progress_is_reported_during_a_run(tmp_path):
+    x = opset1.parameter([2], np.float32, name="x")
+    node = x
+    for _ in range(300):
+        node = opset1.negative(node)
+    path = tmp_path / "long.xml"
+    ov.save_model(ov.Model([node], [x], "long"), path)
+    seen = []
+    irrun.load(path).run(progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (300, 300) and len(seen) >= 50
