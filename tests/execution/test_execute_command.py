@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import openvino as ov
 import pytest
+from irrun.cli.execute_cmd import ProgressBar
 from openvino import opset1
 
 import irrun
-from irrun.cli.execute_cmd import ProgressBar
 from irrun.ops.base import Op
 from irrun.ops.registry import register, resolve
 from tests.helpers.cli import invoke
