@@ -83,6 +83,8 @@ class Loop(Op):
         results = self.context.infer_body("body", feeds)
         if results is None:
             return None
+        if not self._special_ports_fit(results):
+            return None
         count = self._iterations(trip, condition, inputs, results)
         back = self.maps.back_edges
         outputs = [None] * len(self.layer.outputs)
@@ -119,6 +121,26 @@ class Loop(Op):
             outputs[m.index] = TensorInfo(shape, info.element_type,
                                           why="the body Result's last value")  # fmt: skip
         return outputs
+
+    def _special_ports_fit(self, results) -> bool:
+        """The current-iteration Parameter and the condition Result have rank 0 or 1."""
+        body = self.layer.bodies["body"]
+        checks = []
+        if self.iteration_id is not None:
+            layer = body.layer(self.iteration_id)
+            shape = layer.outputs[0].declared_shape if layer.outputs else None
+            checks.append(("current_iteration Parameter", self.iteration_id, shape))
+        if self.condition_id is not None:
+            info = results.get(self.condition_id)
+            checks.append(("execution_condition Result", self.condition_id,
+                           info.shape if info is not None else None))  # fmt: skip
+        for what, body_id, shape in checks:
+            if shape is not None and shape.rank_is_static and shape.rank > 1:
+                self.context.error("input-rank", f"{self.describe()}: the body's {what} "
+                                   f"(body layer {body_id}) has rank {shape.rank} {shape}; it "
+                                   "must be a scalar or 1-D", hint="give it shape [] or [1]")  # fmt: skip
+                return False
+        return True
 
     def _iterations(self, trip, condition, inputs, results) -> int:
         """The iteration count when shape inference can know it, else -1."""

@@ -162,7 +162,7 @@ def test_loop_counts_iterations_of_a_constant_trip_count():
 
 
 # -- TensorIterator --------------------------------------------------------------------------
-def _tensor_iterator(seq, h0, *, start, end, stride, part, axis):
+def _tensor_iterator(seq, h0, *, start, end, stride, part, axis, one_row=False):
     rank = seq.get_output_partial_shape(0).rank.get_length()
     piece = list(seq.get_output_partial_shape(0))
     piece[axis] = ov.Dimension(part)
@@ -178,7 +178,9 @@ def _tensor_iterator(seq, h0, *, start, end, stride, part, axis):
     node.set_merged_input(hs, h0.output(0), rh.output(0))
     assert rank >= 2
     return [node.get_iter_value(rh.output(0), -1),
-            node.get_concatenated_slices(ry.output(0), start, stride, part, end, axis)]  # fmt: skip
+            node.get_concatenated_slices(ry.output(0), start, (1 if stride > 0 else -1)
+                                         if one_row else stride, 1 if one_row else part, end,
+                                         axis)]  # fmt: skip
 
 
 @op_settings(30)
@@ -258,3 +260,67 @@ def test_an_unknown_op_inside_a_body_is_trusted_and_named(tmp_path, code):
     (warning,) = [d for d in report if d.code == code]
     assert warning.message.startswith("in the body of layer ")
     assert report.layers_trusted == 1
+
+
+# -- running ---------------------------------------------------------------------------------
+def _run_both(outputs, inputs):
+    from tests.helpers.openvino_oracle import run_irrun, run_openvino
+
+    model = ov.Model(list(outputs), _parameters(outputs), "cf")
+    return run_openvino(model, inputs), run_irrun(model, inputs)
+
+
+@pytest.mark.parametrize("condition", [True, False])
+def test_if_runs_the_body_its_condition_picks(condition):
+    x = parameter("[2,3]", "f32", name="x")
+    c = parameter("[]", "boolean", name="c")
+    out = _if(c, x, BRANCHES["relu"], lambda t: o8.multiply(t, o8.constant(np.float32(-2))))
+    data = np.arange(-3, 3, dtype=np.float32).reshape(2, 3)
+    expected, got = _run_both([out], {"x": data, "c": np.bool_(condition)})
+    np.testing.assert_array_equal(got[0], expected[0])
+    assert got[0].dtype == np.float32
+
+
+@pytest.mark.parametrize("iteration", [False, True])
+@pytest.mark.parametrize("trip", [1, 4])
+def test_loop_runs_as_the_cpu_plugin_does(trip, iteration):
+    a = parameter("[3]", "f32", name="a")
+    outputs = _loop(o8.constant(np.int64(trip)), o8.constant(np.bool_(True)), a,
+                    iteration=iteration)  # fmt: skip
+    data = np.float32([-1, 0.5, 2])
+    expected, got = _run_both(outputs, {"a": data})
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_loop_stops_when_its_body_condition_turns_false():
+    a = parameter("[]", "f32", name="a")
+    ba = o8.parameter([], np.float32, name="ba")
+    grown = o8.add(ba, o8.constant(np.float32(1)))
+    state, go_on = o8.result(grown), o8.result(o8.less(grown, o8.constant(np.float32(5))))
+    stacked = o8.result(o8.unsqueeze(grown, o8.constant(np.int64(0))))
+    node = o8.loop(o8.constant(np.int64(10)), o8.constant(np.bool_(True)))
+    node.set_function(ov.Model([state, go_on, stacked], [ba]))
+    node.set_special_body_ports([-1, 1])
+    node.set_merged_input(ba, a.output(0), state.output(0))
+    outputs = [node.get_iter_value(state.output(0), -1),
+               node.get_concatenated_slices(stacked.output(0), 0, 1, 1, -1, 0)]  # fmt: skip
+    expected, got = _run_both(outputs, {"a": np.float32(1.5)})
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got[1], np.float32([2.5, 3.5, 4.5, 5.5]))
+
+
+@pytest.mark.parametrize("slicing", [(0, -1, 1, 1), (0, -1, 2, 2), (-1, 0, -1, 1)])
+def test_tensor_iterator_runs_as_the_cpu_plugin_does(slicing):
+    start, end, stride, part = slicing
+    seq = parameter("[2,6,4]", "f32", name="seq")
+    h0 = parameter("[2,4]", "f32", name="h0")
+    outputs = _tensor_iterator(seq, h0, start=start, end=end, stride=stride, part=part, axis=1,
+                               one_row=True)  # each iteration gives one row
+    rng = np.random.default_rng(3)
+    feed = {"seq": rng.integers(-4, 4, (2, 6, 4)).astype(np.float32),
+            "h0": rng.integers(-4, 4, (2, 4)).astype(np.float32)}  # fmt: skip
+    expected, got = _run_both(outputs, feed)
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
