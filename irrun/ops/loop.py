@@ -138,7 +138,8 @@ class Loop(Op):
             if shape is not None and shape.rank_is_static and shape.rank > 1:
                 self.context.error("input-rank", f"{self.describe()}: the body's {what} "
                                    f"(body layer {body_id}) has rank {shape.rank} {shape}; it "
-                                   "must be a scalar or 1-D", hint="give it shape [] or [1]")  # fmt: skip
+                                   "must be a scalar or 1-D",
+                                   hint="give it shape [] or [1]")  # fmt: skip
                 return False
         return True
 

@@ -316,8 +316,9 @@ def test_tensor_iterator_runs_as_the_cpu_plugin_does(slicing):
     start, end, stride, part = slicing
     seq = parameter("[2,6,4]", "f32", name="seq")
     h0 = parameter("[2,4]", "f32", name="h0")
-    outputs = _tensor_iterator(seq, h0, start=start, end=end, stride=stride, part=part, axis=1,
-                               one_row=True)  # each iteration gives one row
+    outputs = _tensor_iterator(
+        seq, h0, start=start, end=end, stride=stride, part=part, axis=1, one_row=True
+    )  # each iteration gives one row
     rng = np.random.default_rng(3)
     feed = {"seq": rng.integers(-4, 4, (2, 6, 4)).astype(np.float32),
             "h0": rng.integers(-4, 4, (2, 4)).astype(np.float32)}  # fmt: skip
