@@ -309,3 +309,10 @@ def terminal_progress(no_progress: bool) -> TerminalProgress:
     """The progress callback of a command: bars on stderr when it is a terminal and
     ``--no-progress`` was not given."""
     return TerminalProgress(enabled=not no_progress)
+
+
+def named_progress(progress, name: str):
+    """``progress`` with ``name`` (a file) added to its stages: ``validating m.xml``."""
+    if progress is None:
+        return None
+    return lambda stage_name, done, total: progress(f"{stage_name} {name}", done, total)

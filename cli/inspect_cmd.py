@@ -13,6 +13,7 @@ from irrun.cli.common import (
     load_models,
     model_files,
     models_argument,
+    named_progress,
     progress_option,
     terminal_progress,
     weights_option,
@@ -59,9 +60,8 @@ def inspect_command(models, weights, output_format, show_layers, no_progress):
                 if show_layers:
                     from irrun.api import validate
 
-                    with stage(f"validating {file}", progress):
-                        for model in loaded:
-                            validate(model)
+                    for model in loaded:
+                        validate(model, progress=named_progress(progress, file))
             except IRError as exc:
                 if len(files) == 1:
                     raise

@@ -19,6 +19,7 @@ from irrun.cli.common import (
     load_models,
     model_files,
     models_argument,
+    named_progress,
     progress_option,
     terminal_progress,
     use_color,
@@ -150,8 +151,7 @@ def _check(file, weights, werror, progress=None, single=False) -> Checked:
     try:
         with stage(f"loading {file}", progress):
             models = load_models(file, weights)
-        with stage(f"validating {file}", progress):
-            reports = [validate(m) for m in models]
+        reports = [validate(m, progress=named_progress(progress, file)) for m in models]
     except IRError as exc:
         if single:
             raise

@@ -52,13 +52,15 @@ def load_all(source, weights=None) -> list[Model]:
     return load_all(source, weights)
 
 
-def validate(model):
+def validate(model, *, progress=None):
     """Check the model and return a :class:`~irrun.validation.Report` (see
-    :func:`irrun.validation.validate`); afterwards ports carry ``inferred_shape``."""
+    :func:`irrun.validation.validate`); afterwards ports carry ``inferred_shape``.
+    ``progress(stage, done, total)`` is called as the layers are checked (see
+    :mod:`irrun.progress`)."""
     from irrun.validation import validate
 
     model.check_weights()
-    return validate(model)
+    return validate(model, progress=progress)
 
 
 def run(model, inputs=None, *, capture=False, stop_after=None, on_step=None, partial=False,

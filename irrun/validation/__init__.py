@@ -11,13 +11,16 @@ from irrun.validation.diagnostics import CODES, Diagnostic, Report
 __all__ = ["validate", "Report", "Diagnostic", "CODES"]
 
 
-def validate(model) -> Report:
+def validate(model, *, progress=None) -> Report:
     """Check a model: structure, edges, attributes, and inferred vs declared shapes and types.
 
     Parameters
     ----------
     model : irrun.Model
         A loaded model (or fragment).
+    progress : callable, optional
+        ``progress(stage, done, total)``, called as the layers are checked (see
+        :mod:`irrun.progress`).
 
     Returns
     -------
@@ -49,7 +52,7 @@ def validate(model) -> Report:
         _check_body_structure(model, emit)
         trusted_types: dict[str, int] = {}
         gaps: list = []
-        checked, trusted = infer_graph(model, emit, trusted_types, gaps)
+        checked, trusted = infer_graph(model, emit, trusted_types, gaps, progress=progress)
     return Report(model.file, emit.diagnostics, checked, trusted, trusted_types=trusted_types,
                   inference_gaps=len(gaps))  # fmt: skip
 

@@ -111,8 +111,12 @@ def _flow_order(graph):
 
 
 def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | None = None, *,
-                feeds: dict | None = None, results: dict | None = None):  # fmt: skip
+                feeds: dict | None = None, results: dict | None = None,
+                progress=None):  # fmt: skip
     """Run inference over ``graph``; return ``(layers checked, layers trusted)``.
+
+    ``progress``, when given, is called as the layers are checked (stage ``"validating"``;
+    see :mod:`irrun.progress`).
 
     For a sub-graph body, ``feeds`` gives its Parameters (body layer id -> TensorInfo) what
     flows in from the outer layer, and ``results`` receives what flows into each Result (by
@@ -135,7 +139,12 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
     # id(input port) -> the output port feeding it (the first edge into it, as indexed)
     producer_of = {id(port): producer for _, producer, port in graph._producers.values()}
     labels: dict[type, str] = {}
-    for layer in _flow_order(graph):
+    order = _flow_order(graph)
+    if progress is not None:
+        from irrun.progress import steps
+
+        order = steps(order, "validating", progress)
+    for layer in order:
         producers, inputs, input_causes = [], [], []
         if layer.inputs:
             edges_disagree = False

@@ -90,3 +90,19 @@ def test_validate_piped_prints_no_progress(tmp_path):
     assert piped.stderr == quiet.stderr == ""
     assert piped.stdout == quiet.stdout
     assert piped.stdout.endswith(": 0 errors, 0 warnings; 2,002 layers checked, 0 trusted\n")
+
+
+def test_validate_reports_its_layers_to_the_callback():
+    import irrun
+    from irrun.api import validate
+
+    net = Net()
+    x = net.param("x", "1,4")
+    for index in range(298):
+        x = net.op(f"r{index}", "Relu", "opset1", None, [x], [1, 4])
+    net.result(x)
+    calls = []
+    report = validate(irrun.load(net.text()), progress=lambda *call: calls.append(call))
+    assert report.ok
+    assert calls[:2] == [("validating", 0, 300), ("validating", 3, 300)]
+    assert calls[-1] == ("validating", 300, 300) and len(calls) == 101
