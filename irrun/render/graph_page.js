@@ -60,8 +60,8 @@
   const defs = svgElement("defs", {}, svg);
   for (const [id, color] of [["arrow", "#90a4ae"], ["arrow-hot", "#1565c0"]]) {
     const marker = svgElement("marker", {
-      id: id, viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7",
-      orient: "auto-start-reverse",
+      id: id, viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "9", markerHeight: "9",
+      markerUnits: "userSpaceOnUse", orient: "auto-start-reverse",
     }, defs);
     svgElement("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: color }, marker);
   }
@@ -193,7 +193,7 @@
   timings.drawn = performance.now();
   // -- pan and zoom ---------------------------------------------------------------------------
   const view = { x: 0, y: 0, scale: 1 };
-  const MIN_SCALE = 0.02, MAX_SCALE = 4;
+  const MIN_SCALE = 0.001, MAX_SCALE = 4;
   let pending = false;
   function applyView() {
     if (pending) return;
@@ -307,10 +307,12 @@
     }
   })();
   function drawOverview() {
+    const { width, height } = size();
+    // Only a graph bigger than the window needs a map.
+    overview.style.display = data.width * view.scale > width || data.height * view.scale > height ? "" : "none";
     const context = overview.getContext("2d");
     context.clearRect(0, 0, overview.width, overview.height);
     context.drawImage(overviewImage, 0, 0);
-    const { width, height } = size();
     context.strokeStyle = "#1565c0";
     context.lineWidth = 1.5;
     context.strokeRect(-view.x / view.scale * overviewScale, -view.y / view.scale * overviewScaleY,
@@ -401,7 +403,10 @@
       if (port.inferred_shape !== null) {
         inferred = typed(port.inferred_type || port.declared_type, port.inferred_shape);
       }
-      element("td", { class: "mono" + (port.inferred_shape !== null && inferred !== declared ? " differs" : "") }, row, inferred);
+      const inferredType = port.inferred_type || port.declared_type;
+      const differs = port.inferred_shape !== null && (port.inferred_shape !== port.declared_shape ||
+        (port.declared_type !== null && inferredType !== port.declared_type));
+      element("td", { class: "mono" + (differs ? " differs" : "") }, row, inferred);
       const ends = element("td", {}, row);
       const linked = direction === "input" ? (port.from ? [port.from] : []) : port.to;
       if (!linked.length) element("span", { class: "none" }, ends, direction === "input" ? "not connected" : "no consumer");
@@ -429,16 +434,15 @@
       element("div", { class: "sub mono" }, panel, node.lines.join(" "));
       return;
     }
-    element("div", { class: "sub" }, panel,
-      layer.op + " · layer " + layer.id + " · line " + layer.line +
-      (layer.version ? " · " + layer.version : ""));
+    const version = layer.version && !layer.op.includes(layer.version) ? " (" + layer.version + ")" : "";
+    element("div", { class: "sub" }, panel, layer.op + version + " · layer " + layer.id + " · line " + layer.line);
     if (layer.diagnostics.length) {
       element("h3", {}, panel, "Diagnostics");
       for (const diagnostic of layer.diagnostics) diagnosticBlock(diagnostic, panel);
     }
     element("h3", {}, panel, "Attributes");
     if (layer.attributes.length) {
-      const table = element("table", {}, panel);
+      const table = element("table", { class: "attributes" }, panel);
       const body = element("tbody", {}, table);
       for (const [name, value] of layer.attributes) {
         const row = element("tr", {}, body);
@@ -457,9 +461,9 @@
     element("div", { class: "sub" }, panel, data.kind + " · " + plural(data.layer_count, "layer") + " · " + data.file);
     if (data.title !== data.name) element("div", { class: "sub" }, panel, data.title);
     if (!data.validated) {
-      element("p", {}, panel, "Not validated: boxes show the declared shapes.");
+      element("div", { class: "note-line" }, panel, "Not validated: boxes show the declared shapes.");
     } else if (data.coverage) {
-      element("p", { class: "sub" }, panel, "coverage: " + data.coverage);
+      element("div", { class: "sub note-line" }, panel, "coverage: " + data.coverage);
     }
     if (data.unplaced.length) {
       element("h3", {}, panel, "Diagnostics not on a layer");
@@ -469,7 +473,7 @@
       element("h3", {}, panel, "Layers with problems (" + problems.length + ")");
       for (const index of problems.slice(0, 500)) {
         const node = nodes[index];
-        const item = element("div", { class: "problem " + node.severity }, panel, node.title);
+        const item = element("div", { class: "problem " + node.severity }, panel, node.title + " ");
         const codes = [...new Set(node.layer.diagnostics.map((d) => d.code))];
         element("span", { class: "codes" }, item, codes.join(", "));
         item.addEventListener("click", () => select(index, { center: true }));
@@ -523,7 +527,7 @@
         : "no layer matches");
     matches.slice(0, RESULT_LIMIT).forEach((index, position) => {
       const node = nodes[index];
-      const item = element("div", { class: "result " + node.severity + (position === 0 ? " active" : ""), "data-index": index }, results, node.title);
+      const item = element("div", { class: "result " + node.severity + (position === 0 ? " active" : ""), "data-index": index }, results, node.title + " ");
       element("span", { class: "op" }, item, node.layer ? node.layer.op : node.end);
       item.addEventListener("mousedown", (event) => {
         event.preventDefault();

@@ -197,13 +197,17 @@ def _layer_details(model, layer, diagnostics, index) -> dict:
     inputs = []
     for port in layer.inputs:
         producer = model.producer(port)
+        # What arrives on an input is what validation inferred for the output feeding it.
+        arriving = port if port.inferred_shape is not None or producer is None else producer
         inputs.append(
             {
                 "port": port.id,
                 "declared_type": _type_text(port.element_type),
-                "inferred_type": _type_text(port.inferred_type),
+                "inferred_type": _type_text(arriving.inferred_type),
                 "declared_shape": str(port.declared_shape),
-                "inferred_shape": None if port.inferred_shape is None else str(port.inferred_shape),
+                "inferred_shape": None
+                if arriving.inferred_shape is None
+                else str(arriving.inferred_shape),
                 "from": None if producer is None else _end(producer, index),
             }
         )
