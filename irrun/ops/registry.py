@@ -210,13 +210,18 @@ _HAS_KERNEL: dict[type, bool] = {}
 
 
 def runnable() -> list[str]:
-    """``Type-version`` of every registered op that has a kernel."""
+    """``Type-version`` of every registered op that has a kernel, the type as IR files spell
+    it (``Const-1``, the op OpenVINO's specification calls Constant-1)."""
     return sorted(
-        f"{cls.type}-{cls.version}"
+        f"{_IR_SPELLING.get(cls.type, cls.type)}-{cls.version}"
         for versions in _REGISTRY.values()
         for cls in versions.values()
         if has_kernel(cls)
     )
+
+
+#: Op types whose name in IR files differs from the specification's.
+_IR_SPELLING = {"Constant": "Const"}
 
 
 def registered() -> dict[str, list[int]]:

@@ -87,3 +87,11 @@ def test_hints_in_the_cli_spelling():
     assert cli_spelling("format='dot' needs neither.") == "-o FILE.dot needs neither."
     assert cli_spelling("stop_after='conv1'") == "--stop-after conv1"
     assert cli_spelling("a 'quoted' word stays") == "a 'quoted' word stays"
+
+
+def test_the_list_of_runnable_ops_spells_them_as_the_ir_does():
+    from irrun.ops.registry import runnable
+
+    ops = runnable()
+    assert "Const-1" in ops and "Constant-1" not in ops
+    assert "Concat-1" in ops
