@@ -185,17 +185,6 @@ def use_color(choice: bool | None, stream=None) -> bool:
     return bool(isatty and isatty())
 
 
-# -- wording --------------------------------------------------------------------------------
-def cli_spelling(message: str) -> str:
-    """A library message in the CLI's spelling: ``engine='matplotlib'`` becomes
-    ``--engine matplotlib``, ``format='dot'`` becomes ``-o FILE.dot``."""
-    import re
-
-    message = re.sub(r"\bformat='(\w+)'", r"-o FILE.\1", message)
-    return re.sub(r"\b([a-z_]+)='([\w.-]+)'", lambda m: f"--{m[1].replace('_', '-')} {m[2]}",
-                  message)  # fmt: skip
-
-
 # -- progress -------------------------------------------------------------------------------
 progress_option = click.option(
     "--no-progress",

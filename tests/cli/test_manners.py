@@ -1,5 +1,5 @@
 """Manners: files written honour the umask, colour follows NO_COLOR and --color/--no-color,
-hints speak the CLI's spelling."""
+op names are spelt as the IR spells them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from irrun.cli.common import cli_spelling, use_color
+from irrun.cli.common import use_color
 
 from irrun.ir.files import write_output_file
 from tests.helpers.cli import invoke
@@ -79,14 +79,6 @@ def test_validate_color_option_colours_the_labels(monkeypatch):
     )
     plain = invoke("validate", "examples/ir/concat_declared_48.xml", "--no-color")
     assert "\x1b" not in plain.output
-
-
-def test_hints_in_the_cli_spelling():
-    assert cli_spelling("use engine='matplotlib'") == "use --engine matplotlib"
-    assert cli_spelling("engine='graphviz' needs dot") == "--engine graphviz needs dot"
-    assert cli_spelling("format='dot' needs neither.") == "-o FILE.dot needs neither."
-    assert cli_spelling("stop_after='conv1'") == "--stop-after conv1"
-    assert cli_spelling("a 'quoted' word stays") == "a 'quoted' word stays"
 
 
 def test_the_list_of_runnable_ops_spells_them_as_the_ir_does():
