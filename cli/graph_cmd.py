@@ -229,7 +229,11 @@ class _StageBar:
             self.bar = click.progressbar(length=len(self.stages), label="irrun graph",
                                          file=self.stream, show_eta=False, show_percent=False,
                                          item_show_func=lambda item: item, width=24)  # fmt: skip
-        self.bar.update(position - self.bar.pos, current_item=stage)
+        if position > self.bar.pos:
+            self.bar.update(position - self.bar.pos, current_item=stage)
+        else:  # a stage begins: show its name (click draws only when the bar moves)
+            self.bar.current_item = stage
+            self.bar.render_progress()
 
     def __enter__(self):
         return self
