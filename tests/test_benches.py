@@ -12,6 +12,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 QUICK = {
     "bench_compute.py": ["--quick"],
+    "bench_execute.py": ["--quick"],
     "bench_kernels.py": ["--quick", "--repeat", "1"],
     "bench_load.py": ["--sizes", "200", "--repeat", "1", "--no-rss"],
     "bench_startup.py": ["--quick"],

@@ -397,6 +397,34 @@ class CompiledModel:
         stop_layer = self._stop_layer(stop_after)
         return self._steps(feeds, stop_layer, partial, bridge or {}, None)
 
+    def peak_live_bytes(self, inputs) -> int:
+        """Run once on ``inputs`` as :meth:`run` does and return the largest number of bytes
+        the intermediate and input tensors held at once (folded values and the weights
+        aside): what the schedule's freeing leaves alive, for memory budgets and benchmarks."""
+        program = self.program
+        if program.missing:
+            self._refuse_missing(program.missing)
+        feeds = self._feeds(inputs)
+        values = [None] * program.slot_count
+        for slot, array in program.preloaded:
+            values[slot] = array
+        kept = {slot for slot, _ in program.preloaded}
+        live = 0
+        for port_id, slot in self._inputs:
+            values[slot] = feeds[port_id]
+            live += values[slot].nbytes
+        peak = live
+        for node in program.fast:
+            _execute(self, [replace(node, frees=())], values)
+            live += sum(values[slot].nbytes for slot, _, _ in node.outs)
+            peak = max(peak, live)
+            for slot in node.frees:
+                if values[slot] is not None and slot not in kept:
+                    live -= values[slot].nbytes
+                values[slot] = None
+        self.state.discard()
+        return peak
+
     def reset_state(self) -> None:
         """Forget the variables of ReadValue/Assign layers (the next run starts afresh)."""
         self.state.reset()
