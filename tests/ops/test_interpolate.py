@@ -216,6 +216,45 @@ def test_other_ranks_and_axes_match_cpu_plugin(shape, axes, sizes, mode):
     _compare(node, {"x": x}, exact=mode == "nearest")
 
 
+def test_yolo_upsample_matches_cpu_plugin_exactly():
+    # PyTorch's nn.Upsample(scale_factor=2) as the converter writes it: scales on every axis
+    x = np.random.default_rng(6).standard_normal((1, 16, 13, 13)).astype(np.float32)
+    node = opset11.interpolate(parameter(x.shape, name="x"), _f32([1, 1, 2, 2]), "nearest",
+                               "scales", coordinate_transformation_mode="asymmetric",
+                               nearest_mode="floor")  # fmt: skip
+    _compare(node, {"x": x}, exact=True)
+    np.testing.assert_array_equal(run_irrun(model_of(node), {"x": x})[0],
+                                  x.repeat(2, axis=2).repeat(2, axis=3))  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", ["linear_onnx", "cubic"])
+def test_segmentation_and_position_embedding_resizes_match_cpu_plugin(mode):
+    # F.interpolate(bilinear/bicubic, align_corners=False) to a size (segmentation heads, ViT
+    # position embeddings 14x14 -> 24x24 on [1, C, H, W]), sizes given for every axis
+    for shape, sizes in (((1, 8, 14, 14), [1, 8, 24, 24]), ((2, 5, 16, 12), [2, 5, 64, 48])):
+        x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+        for transform in ("pytorch_half_pixel", "half_pixel", "align_corners"):
+            node = opset11.interpolate(parameter(shape, name="x"), _i64(sizes), mode, "sizes",
+                                       coordinate_transformation_mode=transform)  # fmt: skip
+            _compare(node, {"x": x})
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+def test_batch_and_channel_axes_match_the_reference(mode):
+    # the CPU plugin resizes spatial axes only ("only supports resize on spatial dimensions");
+    # OpenVINO's reference resizes any axis, and so does irrun
+    sizes, axes = [3, 2, 4], [0, 1, 3]
+    folded = opset11.interpolate(constant(DATA), _i64(sizes), mode, "sizes", axes=_i64(axes))
+    expected = _reference(folded, [DATA, np.array(sizes, np.int64), np.array(axes)])
+    node = opset11.interpolate(parameter(DATA.shape, name="x"), _i64(sizes), mode, "sizes",
+                               axes=_i64(axes))  # fmt: skip
+    got = run_irrun(model_of(node), {"x": DATA})[0]
+    if mode == "nearest":
+        np.testing.assert_array_equal(got, expected)
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(DATA).max())
+
+
 def test_cubic_coefficient_is_used():
     node = opset11.interpolate(parameter(DATA.shape, name="x"), _i64([9, 4]), "cubic", "sizes",
                                cube_coeff=-0.5, axes=_i64([2, 3]))  # fmt: skip
