@@ -1,6 +1,6 @@
 """Assign-3 and Assign-6: shapes and types against OpenVINO (the value against the variable a
 ReadValue declares, accepted and refused), the kernel on a stand-in variable state, reported
-errors."""
+errors, and stateful models run several times against OpenVINO's InferRequest."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openvino.op.util import Variable, VariableInfo
 
+import irrun
 from irrun.element_types import element_type
 from irrun.errors import IRError
 from irrun.ops.assign import Assign3, Assign6
 from irrun.ops.base import TensorInfo
 from irrun.shape import Shape
 from tests.helpers.ir_text import Net, line_of
-from tests.helpers.openvino_oracle import check_shapes, ov_type, parameter
+from tests.helpers.openvino_oracle import check_shapes, ov_type, parameter, save
 from tests.helpers.strategies import (
     bare_op,
     diagnostic,
@@ -173,3 +174,44 @@ def test_assign_6_of_a_shape_outside_the_variable_is_reported():
     with pytest.raises(IRError, match=r"the value's shape \[3,3\] does not fit the shape "
                                       r"\[2,\?\] declared for variable 'v'"):  # fmt: skip
         op.infer([TensorInfo(Shape.parse("3,3"), element_type("f32"))])
+
+
+def _stateful(version: str, result_of_reader: bool, init: bool = True):
+    """x -> ReadValue (initial value 0.5 or none) -> Add x -> Assign, its Result on the Add or
+    on the ReadValue (the Assign's branch then reaches no Result)."""
+    x = parameter([2, 3], name="x")
+    start = opset1.constant(np.full((2, 3), 0.5, np.float32))
+    if version == "opset3":
+        reader = opset3.read_value(start, "v")
+        writer_of = lambda value: opset3.assign(value, "v")  # noqa: E731
+    else:
+        variable = _variable("[2,3]", "f32")
+        reader = opset6.read_value(start, variable) if init else opset6.read_value(variable)
+        writer_of = lambda value: opset6.assign(value, variable)  # noqa: E731
+    total = opset1.add(reader, x)
+    writer = writer_of(total)
+    result = opset1.result(reader if result_of_reader else total)
+    return ov.Model([result], [writer], [x], "stateful")
+
+
+@pytest.mark.parametrize("version, init", [("opset3", True), ("opset6", True), ("opset6", False)])
+@pytest.mark.parametrize("result_of_reader", [False, True])
+def test_state_between_runs_matches_openvino(version, init, result_of_reader, tmp_path):
+    """Each run sees the value the run before it assigned; reset_state starts afresh, as
+    OpenVINO's InferRequest with its variable state (query_state / reset_state)."""
+    model = _stateful(version, result_of_reader, init)
+    loaded = irrun.load(save(model, tmp_path))
+    request = ov.Core().compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    request = request.create_infer_request()
+    assert [s.name for s in request.query_state()] == ["v"]
+    feeds = [np.arange(6, dtype=np.float32).reshape(2, 3) * k for k in (1, 2, -1)]
+    for step, feed in enumerate([*feeds, "reset", feeds[0], feeds[1]]):
+        if isinstance(feed, str):
+            loaded.reset_state()
+            request.reset_state()
+            continue
+        (got,) = loaded.run({"x": feed}).values()
+        expected = request.infer({"x": feed})[0]
+        np.testing.assert_array_equal(got, expected, err_msg=f"run {step}")
+    np.testing.assert_array_equal(request.query_state()[0].state.data, (feeds[0] + feeds[1]
+                                  + (0.5 if init else 0)))  # fmt: skip
