@@ -11,7 +11,7 @@ import irrun
 from irrun.execution import DEFAULT_INTEGER_RANGE, random_inputs
 from irrun.execution.inputs import save_inputs
 from irrun.ops.base import Op
-from irrun.ops.registry import register, resolve
+from irrun.ops.registry import register, resolve, unregister
 
 
 def save(tmp_path, results, parameters, name="m", compress=False):
@@ -255,8 +255,22 @@ class _Counter(Op):
         return [value]
 
 
-def test_state_is_kept_between_runs_and_reset(tmp_path):
-    register(_Counter, replace=True)
+@pytest.fixture
+def registered():
+    """Register test op classes for one test, and remove them afterwards."""
+    classes = []
+
+    def add(op_class):
+        register(op_class, replace=True)
+        classes.append(op_class)
+
+    yield add
+    for op_class in classes:
+        unregister(op_class.type, op_class.version)
+
+
+def test_state_is_kept_between_runs_and_reset(registered):
+    registered(_Counter)
     model = irrun.load(
         '<layer id="1" name="count" type="TestCounter" version="extension">'
         '<input><port id="0" precision="FP32"><dim>1</dim></port></input>'
@@ -266,3 +280,44 @@ def test_state_is_kept_between_runs_and_reset(tmp_path):
     assert [model.run(data)["count:out1"][0] for _ in range(3)] == [1, 2, 3]
     model.reset_state()
     assert model.run(data)["count:out1"][0] == 1
+
+
+class _Twice(Op):
+    """A test op with a body: runs it twice, feeding its Result back to its Parameter."""
+
+    type, version, inputs = "TestTwice", 1, (1, 1)
+    runs_bodies = True
+
+    def infer(self, inputs):
+        return [inputs[0]]
+
+    def evaluate(self, inputs, run_body):
+        value = inputs[0]
+        for _ in range(2):
+            value = run_body("body", {0: value})[2]
+        return [value]
+
+
+_PORT = '<port id="{}" precision="FP32"><dim>2</dim></port>'
+_TWICE = (
+    '<layer id="1" name="twice" type="TestTwice" version="extension">'
+    f"<input>{_PORT.format(0)}</input><output>{_PORT.format(1)}</output><body><layers>"
+    '<layer id="0" name="p" type="Parameter" version="opset1"><data shape="2" '
+    f'element_type="f32"/><output>{_PORT.format(0)}</output></layer>'
+    '<layer id="3" name="plus" type="Add" version="opset1">'
+    f"<input>{_PORT.format(0)}{_PORT.format(1)}</input><output>{_PORT.format(2)}</output></layer>"
+    f'<layer id="2" name="r" type="Result" version="opset1"><input>{_PORT.format(0)}</input>'
+    '</layer></layers><edges><edge from-layer="0" from-port="0" to-layer="3" to-port="0"/>'
+    '<edge from-layer="0" from-port="0" to-layer="3" to-port="1"/>'
+    '<edge from-layer="3" from-port="2" to-layer="2" to-port="0"/></edges></body></layer>'
+)
+
+
+def test_a_body_is_built_once_and_run_with_its_parameters_fed(registered):
+    registered(_Twice)
+    model = irrun.load(_TWICE)
+    data = {"twice:in0": np.array([1, 2], np.float32)}
+    assert model.run(data)["twice:out1"].tolist() == [4, 8]  # (x + x) + (x + x)
+    assert model.run(data)["twice:out1"].tolist() == [4, 8]
+    compiled = model.compile()
+    assert compiled.builds == 2  # the model and its body, once each
