@@ -57,68 +57,15 @@ import numpy as np
 
 from irrun.element_types import element_type
 from irrun.ops._boxes import center_to_corners, iou_one_to_many, normalize_corners
+from irrun.ops._ov_dims import S_MAX, OvDim
 from irrun.ops._values import signed_ints
 from irrun.ops.base import Attribute, Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
 
-_S_MAX = 2**63 - 1  # OpenVINO's Interval::s_max, its infinity
 _NAMES = ("boxes", "scores", "max_output_boxes_per_class", "iou_threshold",
           "score_threshold", "soft_nms_sigma")  # fmt: skip
 _FLOATS = ("f32", "f16", "bf16", "dynamic")
-
-
-# -- OpenVINO's Dimension arithmetic, as far as the NMS rule uses it --------------------------
-class _OvDim:
-    """An OpenVINO Dimension: ``[lower, upper]`` with ``_S_MAX`` as infinity, or empty."""
-
-    __slots__ = ("lower", "upper", "empty")
-
-    def __init__(self, lower: int, upper: int, empty: bool = False):
-        self.lower, self.upper, self.empty = lower, upper, empty
-
-    @classmethod
-    def of_value(cls, value: int) -> _OvDim:
-        """``Dimension(value)``: -1 is dynamic, another negative value clips to 0."""
-        if value == -1:
-            return cls(0, _S_MAX)
-        value = max(0, min(value, _S_MAX))
-        return cls(value, value)
-
-    @classmethod
-    def of_bounds(cls, lower: int, upper: int) -> _OvDim:
-        """``Dimension(lower, upper)``: an upper bound of -1 is infinite; below lower: empty."""
-        upper = _S_MAX if upper == -1 else upper
-        if upper < lower:
-            return cls(_S_MAX, _S_MAX, empty=True)
-        return cls(max(0, lower), max(0, min(upper, _S_MAX)))
-
-    @classmethod
-    def of_dim(cls, dim: Dim) -> _OvDim:
-        return cls(dim.lower, _S_MAX if dim.upper is None else dim.upper)
-
-    def __mul__(self, other: _OvDim) -> _OvDim:
-        if self.empty or other.empty:
-            return self if self.empty else other
-        return _OvDim(_times(self.lower, other.lower), _times(self.upper, other.upper))
-
-    @property
-    def is_static(self) -> bool:
-        return not self.empty and self.lower == self.upper
-
-    def as_dim(self) -> Dim:
-        if self.empty:
-            return Dim.dynamic()
-        return Dim(self.lower, None if self.upper == _S_MAX else self.upper)
-
-
-def _times(a: int, b: int) -> int:
-    """OpenVINO's clipped product: 0 wins over infinity, overflow is infinity."""
-    if a == 0 or b == 0:
-        return 0
-    if a == _S_MAX or b == _S_MAX or a > _S_MAX // b:
-        return _S_MAX
-    return a * b
 
 
 def _max_length(dim: Dim) -> int:
@@ -183,9 +130,9 @@ class _NonMaxSuppression(Op):
         """Versions 1 and 3: ``min(num_boxes, M * num_classes)``."""
         if not boxes.rank_is_static:
             return Dim.dynamic()
-        selected = _OvDim(0, _S_MAX) if maximum is None else _OvDim.of_value(maximum)
+        selected = OvDim(0, S_MAX) if maximum is None else OvDim.of_value(maximum)
         if scores.rank_is_static:
-            selected = selected * _OvDim.of_dim(scores[1])
+            selected = selected * OvDim.of_dim(scores[1])
         num_boxes = boxes[1]
         if num_boxes.is_static and selected.is_static:
             return static_dim(min(num_boxes.lower, selected.lower))
@@ -414,9 +361,9 @@ class NonMaxSuppression4(_NonMaxSuppression):
             return Dim.dynamic()
         if maximum is None:
             return Dim.dynamic()
-        selected = _OvDim.of_value(min(num_boxes.lower, maximum))
-        selected = selected * _OvDim.of_value(_max_length(scores[0]))
-        selected = selected * _OvDim.of_value(_max_length(scores[1]))
+        selected = OvDim.of_value(min(num_boxes.lower, maximum))
+        selected = selected * OvDim.of_value(_max_length(scores[0]))
+        selected = selected * OvDim.of_value(_max_length(scores[1]))
         return selected.as_dim()
 
     def _output_rows(self, scores_shape, num_boxes, maximum):
@@ -441,11 +388,11 @@ class NonMaxSuppression5(_NonMaxSuppression):
         if not boxes.rank_is_static or not scores.rank_is_static:
             return Dim.dynamic()
         if maximum is None:
-            selected = _OvDim(0, _S_MAX)
+            selected = OvDim(0, S_MAX)
         else:
-            selected = _OvDim.of_bounds(0, min(_max_length(boxes[1]), maximum))
-        selected = selected * _OvDim.of_value(_max_length(scores[0]))
-        selected = selected * _OvDim.of_value(_max_length(scores[1]))
+            selected = OvDim.of_bounds(0, min(_max_length(boxes[1]), maximum))
+        selected = selected * OvDim.of_value(_max_length(scores[0]))
+        selected = selected * OvDim.of_value(_max_length(scores[1]))
         return selected.as_dim()
 
     def _outputs(self, indices, batch_ids, class_ids, kept, scores_shape, num_boxes, maximum):
