@@ -353,11 +353,10 @@ class RecurrentCell(_Recurrent):
 
     def expected_shape(self, index: int) -> str:
         """The shape of input ``index`` in words."""
-        gates = self.bias_gates if index == 2 + self.state_count else self.gates
         return {0: "[batch, input_size]", 1: "[batch, hidden_size]", 2: "[batch, hidden_size]",
                 self.state_count + 1: f"[{self.gates} * hidden_size, input_size]",
                 self.state_count + 2: f"[{self.gates} * hidden_size, hidden_size]",
-                self.state_count + 3: f"[{gates} * hidden_size]",
+                self.state_count + 3: f"[{self.bias_gates} * hidden_size]",
                 6: "[3 * hidden_size]"}[index]  # fmt: skip
 
     def infer(self, inputs):

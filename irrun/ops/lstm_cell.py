@@ -28,8 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from irrun.ops._recurrent import BASE_ATTRIBUTES, INPUT_FORGET, WEIGHTS_FORMAT, RecurrentCell
+from irrun.ops.base import TensorInfo
 from irrun.ops.registry import register
-from irrun.shape import static_dim
+from irrun.shape import Shape, static_dim
 
 _NAMES = ("X", "initial_hidden_state", "initial_cell_state", "W", "R", "B", "P")
 
@@ -53,24 +54,37 @@ class LSTMCell1(_LSTMCell):
     type, version, inputs = "LSTMCell", 1, (5, 7)
     attributes = (*BASE_ATTRIBUTES, WEIGHTS_FORMAT, INPUT_FORGET)
 
+    def infer(self, inputs):
+        """As LSTMCell-4, a missing B and P being zeros of ``4 * hidden_size`` and ``3 *
+        hidden_size`` (the attribute), as OpenVINO adds them."""
+        etype = inputs[0].element_type
+        self.added = len(inputs) < 7
+        if len(inputs) == 5:
+            inputs = [*inputs, TensorInfo(Shape([static_dim(4 * self.hidden_size)]), etype)]
+        if len(inputs) == 6:
+            inputs = [*inputs, TensorInfo(Shape([static_dim(3 * self.hidden_size)]), etype)]
+        return super().infer(inputs)
+
     def refine_hidden(self, hidden, inputs):
         """The attribute fallback, then P's first dim checked against ``3 * hidden_size``."""
         hidden = super().refine_hidden(hidden, inputs)
-        if len(inputs) < 7:
-            return hidden
         peepholes = inputs[6].shape
         expected = static_dim(3 * hidden.value)
         if not peepholes.rank_is_static or peepholes.rank == 0:
             problem = f"OpenVINO reads its first dim, which a shape {peepholes} does not have"
         elif peepholes[0].is_static and not peepholes[0].compatible(expected):
             problem = f"it has {peepholes[0]}, not 3 * hidden size = 3 * {hidden} = {expected}"
+            if self.added:
+                problem += (f" (P is left out: OpenVINO adds zeros of 3 * hidden_size = 3 * "
+                            f"{self.hidden_size}, the attribute)")  # fmt: skip
         else:
             return hidden
         self.context.error(
             "input-rank" if not peepholes.rank else "input-dims",
             f"{self.describe()}: P {peepholes} must have 3 * hidden size elements: {problem}",
             port=self.input_port(6),
-            hint=f"give P the shape [{expected}] (peepholes f, i, o), or leave P out",
+            hint=f"give P the shape [{expected}] (peepholes f, i, o)"
+            + (f", or set hidden_size={hidden}" if self.added else ""),
         )
         return None
 

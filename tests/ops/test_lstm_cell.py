@@ -285,3 +285,26 @@ def test_mixed_element_types_are_reported():
     infos.append(_info("16", "f16"))
     with pytest.raises(IRError, match=r"B \(input 5\) is f16 but X \(input 0\) is f32"):
         op.infer(infos)
+
+
+@pytest.mark.parametrize("hidden_size", [5, 4])
+def test_lstm_cell_1_checks_the_peepholes_openvino_adds(hidden_size):
+    """Without B and P OpenVINO adds zeros of the ``hidden_size`` attribute's sizes, so an
+    attribute that contradicts the hidden size the inputs give is refused (through P)."""
+    shapes = ("[2,3]", "[2,?]", "[...]", "[20,3]", "[?,?]")
+    params = [parameter(s, name=n) for s, n in zip(shapes, NAMES)]
+    attributes = {"hidden_size": hidden_size, "activations": ["sigmoid", "tanh", "tanh"],
+                  "activations_alpha": [], "activations_beta": [], "clip": 0.0,
+                  "input_forget": False, "weights_format": "fico"}  # fmt: skip
+    node = _built(lambda: NodeFactory("opset1").create("LSTMCell", [p.output(0) for p in params],
+                                                       attributes))  # fmt: skip
+    op = bare_op(LSTMCell1, {"hidden_size": str(hidden_size)})
+    if hidden_size == 4:
+        assert isinstance(node, RuntimeError)
+        with pytest.raises(IRError, match=r"P \[12\] must have 3 \* hidden size elements: it has "
+                                          r"12, not 3 \* hidden size = 3 \* 5 = 15 \(P is left "
+                                          r"out: OpenVINO adds zeros"):  # fmt: skip
+            op.infer([_info(s, "f32") for s in shapes])
+        return
+    outputs = op.infer([_info(s, "f32") for s in shapes])
+    assert [str(o.shape) for o in outputs] == [str(o.get_partial_shape()) for o in node.outputs()]
