@@ -16,6 +16,7 @@ import json
 import os
 from importlib import resources
 
+from irrun.render.scene import op_label, problems, scene, stage
 from irrun.text import short_text
 
 __all__ = ["graph_page", "page_data"]
@@ -58,11 +59,9 @@ def graph_page(model, report=None, *, around=None, radius=2, progress=None) -> s
     >>> page.startswith("<!DOCTYPE html>")  # doctest: +SKIP
     True
     """
-    from irrun.render.draw import _stage
-
-    with _stage("laying out", progress):
+    with stage("laying out", progress):
         data = page_data(model, report, around=around, radius=radius)
-    with _stage("drawing", progress):
+    with stage("drawing", progress):
         return _page(data)
 
 
@@ -87,15 +86,14 @@ def page_data(model, report=None, *, around=None, radius=2) -> dict:
     and the diagnostics (see :func:`graph_page` for the parameters)."""
     import numpy as np
 
-    from irrun.render.draw import _problems, _scene
     from irrun.render.layout import layered_layout
 
-    scene = _scene(model, report, around, radius)
-    keys = [key for generation in scene.generations for key in generation]
+    drawn = scene(model, report, around, radius)
+    keys = [key for generation in drawn.generations for key in generation]
     index = {key: position for position, key in enumerate(keys)}
-    nodes = [scene.nodes[key] for key in keys]
+    nodes = [drawn.nodes[key] for key in keys]
     sizes = np.array([_box_size(node) for node in nodes]).reshape(-1, 2)
-    edges = [edge for edge in scene.edges if edge.tail in index and edge.head in index]
+    edges = [edge for edge in drawn.edges if edge.tail in index and edge.head in index]
     layout = layered_layout(
         sizes,
         [(index[edge.tail], index[edge.head]) for edge in edges],
@@ -104,7 +102,7 @@ def page_data(model, report=None, *, around=None, radius=2) -> dict:
         tail_slots=[edge.tail_slot for edge in edges],
         head_slots=[edge.head_slot for edge in edges],
     )
-    by_layer, unplaced = _problems(report)
+    by_layer, unplaced = problems(report)
     layers = dict(model.graph.nodes(data="layer"))
     boxes = []
     for position, node in enumerate(nodes):
@@ -130,7 +128,7 @@ def page_data(model, report=None, *, around=None, radius=2) -> dict:
         boxes.append(box)
     kind = "fragment" if model.is_fragment else f"IR v{model.ir_version}"
     return {
-        "title": scene.title,
+        "title": drawn.title,
         "name": model.name or os.path.basename(str(model.file)),
         "file": str(model.file),
         "kind": kind,
@@ -192,8 +190,6 @@ def _end(port, index) -> dict:
 
 def _layer_details(model, layer, diagnostics, index) -> dict:
     """Everything the side panel shows about a layer."""
-    from irrun.render.draw import _op_label
-
     inputs = []
     for port in layer.inputs:
         producer = model.producer(port)
@@ -229,7 +225,7 @@ def _layer_details(model, layer, diagnostics, index) -> dict:
         "name": layer.name,
         "type": layer.type,
         "version": layer.version,
-        "op": _op_label(layer),
+        "op": op_label(layer),
         "line": layer.line,
         "attributes": [[name, short_text(value, 300)] for name, value in layer.attributes.items()],
         "inputs": inputs,
