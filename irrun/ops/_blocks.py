@@ -70,3 +70,83 @@ def check_block_op(op, data) -> bool:
         )
         return False
     return True
+
+
+# -- BatchToSpace and SpaceToBatch -------------------------------------------------------------
+def dim_of_value(value: int) -> Dim:
+    """An int64 made a dimension as OpenVINO's ``Dimension(int64)`` makes it: ``-1`` is ``?``,
+    any other negative value 0 (its interval clamps), others the static size.
+
+    >>> [str(dim_of_value(v)) for v in (3, -1, -2)]
+    ['3', '?', '0']
+    """
+    if value == -1:
+        return Dim.dynamic()
+    return static_dim(max(value, 0))
+
+
+def subtract_size(dim: Dim, size: int) -> Dim:
+    """``dim - size`` as OpenVINO's interval subtraction: both bounds minus ``size``, clamped at
+    0 (an unbounded upper bound stays unbounded).
+
+    >>> [str(subtract_size(d, 7)) for d in (Dim(9), Dim(4, 6), Dim(3, None))]
+    ['2', '0', '?']
+    """
+    lower = max(dim.lower - size, 0)
+    upper = None if dim.upper is None else max(dim.upper - size, 0)
+    return static_dim(lower) if lower == upper else Dim(lower, upper)
+
+
+def check_block_inputs(op, inputs, names: tuple) -> bool:
+    """The checks BatchToSpace and SpaceToBatch share on their three 1-D inputs (block_shape
+    and the crops or pads): integer types, one shape between them, rank 1, the data rank >= 2
+    and, when known, as many elements as the data rank. ``names``: the three inputs' names."""
+    for index in (1, 2, 3):
+        etype = inputs[index].element_type
+        if etype.name != "dynamic" and not etype.is_integer:
+            op.context.error(
+                "index-type",
+                f"{op.describe()}: {names[index - 1]} must be an integer tensor, but it is {etype}",
+                port=op.input_port(index),
+                hint=f"give {names[index - 1]} as i64 (or i32)",
+            )
+            return False
+    shared = inputs[2].shape.merge(inputs[3].shape)
+    shared = None if shared is None else shared.merge(inputs[1].shape)
+    if shared is None:
+        shapes = ", ".join(f"{n} {inputs[i + 1].shape}" for i, n in enumerate(names))
+        op.context.error(
+            "input-dims",
+            f"{op.describe()}: {', '.join(names)} must have one shape, but they are {shapes}",
+            port=op.input_port(1),
+            hint="give each of them one element per data axis",
+        )
+        return False
+    if shared.rank not in (None, 1):
+        op.context.error(
+            "input-rank",
+            f"{op.describe()}: {', '.join(names)} must be 1-D, but their shape is {shared}",
+            port=op.input_port(1),
+            hint="give them as 1-D tensors",
+        )
+        return False
+    rank = inputs[0].shape.rank
+    if rank is not None and rank < 2:
+        op.context.error(
+            "input-rank",
+            f"{op.describe()}: the data must have rank 2 or more, but its shape is "
+            f"{inputs[0].shape}",
+            port=op.input_port(0),
+            hint="give the data a batch and at least one more axis",
+        )
+        return False
+    if rank is not None and shared.rank == 1 and shared[0].is_static and shared[0].lower != rank:
+        op.context.error(
+            "input-dims",
+            f"{op.describe()}: {', '.join(names)} have {shared[0].lower} elements, but the data "
+            f"{inputs[0].shape} has rank {rank}",
+            port=op.input_port(1),
+            hint="give one element per data axis",
+        )
+        return False
+    return True
