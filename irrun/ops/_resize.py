@@ -204,20 +204,14 @@ def _apply(data: np.ndarray, taps, axis: int) -> np.ndarray:
     return total
 
 
-def _to_type(values: np.ndarray, dtype, rounding: str) -> np.ndarray:
-    """f64 results in ``dtype``: floats rounded to nearest; integers by ``rounding``
-    (``round``: ``std::round``; ``trunc``: a C cast; both wrap out of the type's range as the
-    reference's casts do on x86; ``pillow``: halves away from zero, clipped to the range)."""
+def _to_type(values: np.ndarray, dtype) -> np.ndarray:
+    """f64 results in ``dtype``: floats rounded to nearest; integers rounded to nearest (ties
+    to even) and saturated to the type's range, as the CPU plugin converts them (OpenVINO's
+    reference truncates or rounds and then casts, which wraps or is undefined out of range)."""
     if dtype.kind == "f" or dtype.kind == "V":
         return values.astype(dtype)
-    if rounding == "trunc":
-        values = np.trunc(values)
-    else:
-        values = np.sign(values) * np.floor(np.abs(values) + 0.5)
-    if rounding == "pillow":
-        info = np.iinfo(dtype)
-        return np.clip(values, info.min, info.max).astype(dtype)
-    return values.astype(np.int64).astype(dtype)
+    info = np.iinfo(dtype)
+    return np.clip(np.rint(values), info.min, info.max).astype(dtype)
 
 
 # -- the whole resize -----------------------------------------------------------------------------
@@ -252,7 +246,6 @@ def resize(data: np.ndarray, out_shape, axes, scales, *, mode: str, transform: s
     if mode in ("bilinear_pillow", "bicubic_pillow"):
         return _pillow(work, dtype, out_shape, axes, mode == "bicubic_pillow", cube_coeff)
     downsample = any(s < 1 for s in scales)
-    rounding = "round" if mode == "linear" else "trunc"
     # the axes in order: a later duplicate wins (it overwrote the output dim)
     for index, axis in enumerate(axes):
         if axis in axes[index + 1 :]:
@@ -272,13 +265,12 @@ def resize(data: np.ndarray, out_shape, axes, scales, *, mode: str, transform: s
         else:
             raise ValueError(f"unknown interpolation mode {mode!r}")
         work = _apply(work.astype(np.float64, copy=False), taps, axis)
-    return np.ascontiguousarray(_to_type(work, np.dtype(dtype), rounding))
+    return np.ascontiguousarray(_to_type(work, np.dtype(dtype)))
 
 
 def _pillow(work, dtype, out_shape, axes, bicubic, cube_coeff):
-    """Pillow's two passes: the second axis (horizontal) first, the result stored in the data
-    type, then the first axis (vertical); an axis whose size does not change is not
-    resampled."""
+    """Pillow's two passes: the second axis (horizontal) first, then the first axis
+    (vertical); an axis whose size does not change is not resampled."""
     if len(axes) != 2:
         raise ValueError(
             f"the Pillow modes resize exactly two axes (H, W), but axes are {list(axes)}"
@@ -286,10 +278,13 @@ def _pillow(work, dtype, out_shape, axes, bicubic, cube_coeff):
     dtype = np.dtype(dtype)
     support = 2.0 if bicubic else 1.0
     vertical, horizontal = axes
+    # the intermediate image is kept in the data type for floats and 8-bit integers (the CPU
+    # plugin keeps wider integers in f32 between the passes)
+    keep = dtype if dtype.kind in "fV" or dtype.itemsize == 1 else np.dtype(np.float64)
     result = work
     for axis in (horizontal, vertical):
         if out_shape[axis] == result.shape[axis]:
             continue
         taps = _pillow_taps(result.shape[axis], out_shape[axis], support, bicubic, cube_coeff)
-        result = _to_type(_apply(result.astype(np.float64), taps, axis), dtype, "pillow")
-    return np.ascontiguousarray(result.astype(dtype, copy=False))
+        result = _to_type(_apply(result.astype(np.float64), taps, axis), keep)
+    return np.ascontiguousarray(_to_type(result, dtype))

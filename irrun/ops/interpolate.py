@@ -39,9 +39,11 @@ Tolerances (f32 against the CPU plugin in f32): ``nearest`` is exact (the same f
 arithmetic picks the same pixels, every nearest_mode and transform, integer and f16 data
 too); ``linear_onnx``, ``cubic``, ``linear`` and the Pillow modes compute the reference's
 weights in f32 and sum in f64, within ``rtol=1e-5, atol=1e-5 * max|x|`` of the plugin
-(measured: below ``2e-7`` for unit-scale data). Integer data: ``linear_onnx``, ``cubic`` and
-the Pillow modes equal the reference exactly (C casts wrap); ``linear`` may differ by 1 where
-the exact value is a half (the reference rounds a quotient of f32 sums).
+(measured: below ``2e-7`` for unit-scale data). Integer data (other than ``nearest``):
+results are rounded to nearest and saturated as the CPU plugin converts them (OpenVINO's
+reference truncates ``linear_onnx``/``cubic`` results and wraps out-of-range values, casts
+C++ leaves undefined); they may differ from the plugin's by 1 where the exact value is a
+half (the plugin sums in f32).
 
 Where the CPU plugin departs from OpenVINO's reference, irrun follows the reference: the
 plugin ignores ``antialias`` in ``linear`` mode, and ``cube_coeff`` in ``bicubic_pillow``
