@@ -34,12 +34,13 @@ with the states' second dims and W's, R's and B's first dims. LSTMCell alone fal
 it). Outputs: the cells ``[batch, hidden]`` (LSTM twice: H and C); the sequences Y ``[batch,
 num_directions, seq_len, hidden]`` (seq_len is X's dim, unmerged) and the final states
 ``[batch, num_directions, hidden]``. The element type is the merge of X, the states, W, R and B
-with OpenVINO's own gaps: GRUCell leaves W out, the sequences leave sequence_lengths out, the
+with OpenVINO's own gaps: GRUCell leaves W out, the sequences leave sequence_lengths out,
 LSTMCell-1 the peepholes.
 
 Kernel (OpenVINO's reference: ``lstm_cell.hpp``, ``gru_cell.hpp``, ``rnn_cell.hpp``,
 ``sequences.hpp``). One step, with ``clip(x)`` clamping to ``[-clip, clip]`` when ``clip >
-0`` and applied to every gate pre-activation (never to the cell state before ``h``)::
+0`` (a negative clip does not clip) and applied to every gate pre-activation (never to the
+cell state before ``h``)::
 
     LSTM  [f,i,c,o] = X W^T + H R^T + B;  f,i,o = f(.);  c = g(.)
           C' = f * C + i * c;  H' = o * h(C')
@@ -82,6 +83,11 @@ from irrun.shape import Dim, Shape, static_dim
 
 __all__ = [
     "ACTIVATIONS",
+    "BASE_ATTRIBUTES",
+    "DIRECTION",
+    "INPUT_FORGET",
+    "LINEAR_BEFORE_RESET",
+    "WEIGHTS_FORMAT",
     "RecurrentCell",
     "RecurrentSequence",
     "divided_dim",
@@ -172,6 +178,8 @@ class _Recurrent(Op):
         return 2 if self.kind == "lstm" else 1
 
     def setup(self):
+        """The activations checked (names OpenVINO knows, enough of them) with their alpha and
+        beta."""
         text = self.activations
         names = (list(self.default_activations) if text is None
                  else [n.strip().lower() for n in text.split(",") if n.strip()])  # fmt: skip
@@ -239,6 +247,7 @@ class _Recurrent(Op):
         return True
 
     def expected_shape(self, index: int) -> str:  # pragma: no cover - subclasses define it
+        """The shape input ``index`` should have, in words (for hints)."""
         raise NotImplementedError
 
     def merge_or_report(self, current: Dim, index: int, axis: int, what: str, before: str):
@@ -249,7 +258,7 @@ class _Recurrent(Op):
             self.context.error(
                 "input-dims",
                 f"{self.describe()}: {what} does not match: {self.names[index]} {shape} has "
-                f"{shape[axis]} (dim {axis}), but {before} give {current}",
+                f"{shape[axis]} (dim {axis}), but it is {current} from {before}",
                 port=self.input_port(index),
                 hint=f"give every input the same {what}",
             )

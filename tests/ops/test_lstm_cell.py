@@ -233,7 +233,7 @@ DATA = {"hidden_size": "4", "activations": "sigmoid, tanh, tanh", "activations_a
         ({4: "15,4"}, {}, "input-dims",
          "R [15,4] must have 4 * hidden size = 4 * 4 = 16 in dim 0, but it has 15", '<port id="4"'),
         ({1: "3,4"}, {}, "input-dims",
-         "batch size does not match: initial_hidden_state [3,4] has 3 (dim 0), but X give 2",
+         "batch size does not match: initial_hidden_state [3,4] has 3 (dim 0), but it is 2 from X",
          '<port id="1"'),
         ({2: "2,5"}, {}, "input-dims",
          "hidden size does not match: initial_cell_state [2,5] has 5 (dim 1)", '<port id="2"'),
