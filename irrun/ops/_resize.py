@@ -278,9 +278,15 @@ def _pillow(work, dtype, out_shape, axes, bicubic, cube_coeff):
     dtype = np.dtype(dtype)
     support = 2.0 if bicubic else 1.0
     vertical, horizontal = axes
-    # the intermediate image is kept in the data type for floats and 8-bit integers (the CPU
-    # plugin keeps wider integers in f32 between the passes)
-    keep = dtype if dtype.kind in "fV" or dtype.itemsize == 1 else np.dtype(np.float64)
+    # the intermediate image is kept in the data type for f32, f64 and 8-bit integers; f16 and
+    # bf16 run in f32 (as OpenVINO's reference runs them) and the CPU plugin keeps wider
+    # integers unrounded between the passes
+    if (dtype.kind == "f" and dtype.itemsize >= 4) or (dtype.kind in "iu" and dtype.itemsize == 1):
+        keep = dtype
+    elif dtype.kind in "fV":
+        keep = np.dtype(np.float32)
+    else:
+        keep = np.dtype(np.float64)
     result = work
     for axis in (horizontal, vertical):
         if out_shape[axis] == result.shape[axis]:
