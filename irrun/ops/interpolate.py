@@ -39,7 +39,8 @@ Tolerances (f32 against the CPU plugin in f32): ``nearest`` is exact (the same f
 arithmetic picks the same pixels, every nearest_mode and transform, integer and f16 data
 too); ``linear_onnx``, ``cubic``, ``linear`` and the Pillow modes compute the reference's
 weights in f32 and sum in f64, within ``rtol=1e-5, atol=1e-5 * max|x|`` of the plugin
-(measured: below ``2e-7`` for unit-scale data). Integer data (other than ``nearest``):
+(measured: below ``2e-7`` for unit-scale data); f16 data is computed in f32 and rounded once,
+equal to the plugin's but for rare elements one f16 ulp off. Integer data (other than ``nearest``):
 results are rounded to nearest and saturated as the CPU plugin converts them (OpenVINO's
 reference truncates ``linear_onnx``/``cubic`` results and wraps out-of-range values, casts
 C++ leaves undefined); they may differ from the plugin's by 1 where the exact value is a
