@@ -141,7 +141,10 @@ def model_files(paths) -> list[str]:
                 if name.lower().endswith(".xml")
             )
             if not found:
-                raise InputFileError(f"folder {path!r} holds no .xml file")
+                raise InputFileError(
+                    f"{path!r} is a directory with no .xml file in it or below; give model "
+                    "files, or folders that hold them"
+                )
             files.extend(found)
         else:
             files.append(path)

@@ -90,7 +90,10 @@ def test_a_folder_without_models_is_refused(tmp_path, monkeypatch):
     (tmp_path / "nothing").mkdir()
     result = invoke("validate", "nothing", catch_exceptions=True)
     assert result.exit_code == 2
-    assert result.output == "irrun: error: folder 'nothing' holds no .xml file\n"
+    assert result.output == (
+        "irrun: error: 'nothing' is a directory with no .xml file in it or below; give model "
+        "files, or folders that hold them\n"
+    )
 
 
 def test_one_unreadable_model_alone_is_reported_as_before(models):
