@@ -1,5 +1,6 @@
 """Build hook for the optional C accelerator of the IR reader (everything else is in
-pyproject.toml). Without a C compiler the build goes on and irrun reads IR in pure Python."""
+pyproject.toml). Without a C compiler, or with IRRUN_NO_ACCELERATOR=1 in the environment, the
+build goes on without it and irrun reads IR in pure Python (see irrun/ir/accelerator.py)."""
 
 import os
 import subprocess
@@ -8,8 +9,10 @@ from setuptools import Extension, setup
 
 
 def _libxml2_includes():
-    """lxml's include folders (its PyPI wheels ship libxml2's headers); for an lxml built
-    against the system's libxml2, the system's headers as xml2-config or pkg-config gives."""
+    """lxml's include folders: its public C API headers, and libxml2's headers where its PyPI
+    wheels ship them; for an lxml built against the system's libxml2, the system's headers as
+    xml2-config or pkg-config gives. The module checks when it is imported that lxml runs with
+    the libxml2 it was compiled against, and refuses to load otherwise."""
     try:
         import lxml
     except ImportError:  # the reader then runs without the accelerator
@@ -28,8 +31,10 @@ def _libxml2_includes():
     return folders
 
 
-setup(
-    ext_modules=[
+def _extensions():
+    if os.environ.get("IRRUN_NO_ACCELERATOR", "").strip() not in ("", "0"):
+        return []
+    return [
         Extension(
             "irrun.ir._walk",
             sources=["irrun/ir/_walk.c"],
@@ -37,4 +42,6 @@ setup(
             optional=True,
         )
     ]
-)
+
+
+setup(ext_modules=_extensions())

@@ -1,42 +1,50 @@
 /*
- * irrun.ir._walk: reading plainly written <layer> and <edge> elements straight from the
- * libxml2 tree that lxml parsed, without creating an lxml proxy object per element.
+ * irrun.ir._walk: the records of plainly written <layer> and <edge> elements, read straight
+ * from the libxml2 tree that lxml parsed, without creating an lxml proxy object per element.
  *
- * This is an optional accelerator for irrun/ir/reader.py and must give exactly what the
- * Python reader gives. It only reads the common form (the one OpenVINO writes); anything else
- * in a layer (rt_info, bodies, comments inside ports, entity references, namespaces, lines
- * that libxml2 cannot store in 16 bits...) makes it hand that layer back to the Python reader,
- * which also raises every error. See reader.py for how the results are used.
+ * An optional accelerator of irrun/ir/layers.py and irrun/ir/edges.py: for each layer it gives
+ * exactly the tuple that layers.layer_record() gives (edges.edge_record() for edges), and the
+ * Python reader turns both into a Layer the same way; the Python functions are the
+ * specification. Only the common form (what OpenVINO writes) is read here; anything else in a
+ * layer (rt_info, bodies, comments inside ports, entity references, namespaces, lines that
+ * libxml2 cannot store in 16 bits, a missing id...) hands that layer back to the Python
+ * reader, which also raises every error.
+ *
+ * lxml is used only through its public C API: the headers it installs (lxml.etree_api.h with
+ * struct LxmlElement, imported by import_lxml__etree()) and libxml2's own tree API. The module
+ * refuses to load (ImportError; the reader then runs in pure Python) when lxml's C API cannot
+ * be imported, when its element type is not the struct this file was compiled with, or when
+ * the libxml2 this file was compiled against is not the one lxml runs with.
  *
  * The tree is only read, with the GIL held, while the caller holds the element (and so its
- * document) alive; no Python code runs during a walk (signature lookups come after it), so
- * nothing can change the tree under it. lxml's _Element starts with PyObject_HEAD, its
- * document and its xmlNode*; that layout is lxml's public C API (struct LxmlElement in
- * lxml.etree.h) and has not changed since lxml 2. The module refuses to load when the size
- * of lxml's element differs, each call checks that the node points back at the element
- * (lxml keeps that link in _private), and the reader compares the results with lxml's on a
- * small document before it trusts the module (reader._checked_walker).
+ * document) alive; no Python code runs during a walk (only str hashing and comparison, in
+ * C), so nothing can change the tree under it. All state of a call is in its Walk.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
 #include <libxml/tree.h>
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *doc;
-    xmlNode *c_node;
-} ElementLayout;
+#include <libxml/xmlversion.h>
+#include "lxml.etree_api.h"
 
 /* libxml2 keeps 16 bits of line per node; this value means "at or past 65535". */
 #define BIG_LINE 65535
+/* Texts up to this length are shared through the caller's dict (types, dims, values...). */
+#define MAX_SHARED_LENGTH 64
 
-static PyObject *element_type = NULL; /* lxml.etree._Element */
-/* During a layers() call: the caller's dict interning short repeated strings (types,
- * dims...), so that a model holds one object per distinct text. The reader empties it after
- * each load, so nothing is kept once the model is gone. */
-static PyObject *strings = NULL;
-#define MAX_INTERNED_LENGTH 64
+static PyTypeObject *element_type = NULL; /* lxml.etree._Element, set once at import */
+
+/* What one layers() call reads with. */
+typedef struct {
+    long line_offset; /* added to every line */
+    int fragment;     /* bare <layer> snippets: name and version may be absent */
+    PyObject *texts;  /* the caller's dict sharing short texts within one load */
+} Walk;
+
+/* Result codes of the readers below. */
+#define OK 1
+#define HAND_OVER 0 /* leave this element to the Python reader */
+#define FAILED -1   /* a Python error is set */
 
 static int is_named(const xmlNode *node, const char *name) {
     return node->type == XML_ELEMENT_NODE && node->ns == NULL &&
@@ -49,20 +57,26 @@ static int is_skipped(const xmlNode *node) {
            node->type == XML_PI_NODE;
 }
 
-static PyObject *decode(const xmlChar *text, int intern) {
+static PyObject *decode(const Walk *walk, const xmlChar *text, int share) {
     const char *chars = text == NULL ? "" : (const char *)text;
     size_t length = strlen(chars);
     PyObject *value = PyUnicode_DecodeUTF8(chars, (Py_ssize_t)length, "strict");
-    if (value == NULL || !intern || strings == NULL || length > MAX_INTERNED_LENGTH)
+    if (value == NULL || !share || walk == NULL || length > MAX_SHARED_LENGTH)
         return value;
-    PyObject *shared = PyDict_SetDefault(strings, value, value);
+    PyObject *shared = PyDict_SetDefault(walk->texts, value, value);
     Py_XINCREF(shared);
     Py_DECREF(value);
     return shared;
 }
 
-/* The value of a plain attribute: its one text child (or none for ""). NULL with no error
- * set when the attribute is not plain (entity references kept, several children). */
+static PyObject *optional_text(const Walk *walk, const xmlChar *value, int share) {
+    if (value == NULL)
+        Py_RETURN_NONE;
+    return decode(walk, value, share);
+}
+
+/* The value of a plain attribute: its one text child (or none for ""). NULL when the
+ * attribute is not plain (entity references kept, several children). */
 static const xmlChar *plain_value(const xmlAttr *attribute) {
     const xmlNode *child = attribute->children;
     if (child == NULL)
@@ -94,12 +108,6 @@ static int get_attributes(const xmlNode *node, int count, const char *const *nam
     return 1;
 }
 
-static PyObject *optional_text(const xmlChar *value, int intern) {
-    if (value == NULL)
-        Py_RETURN_NONE;
-    return decode(value, intern);
-}
-
 /* A tuple of `count` new references (all consumed); NULL if any is NULL. Callers create the
  * items one at a time and stop at the first failure (no C-API call with an error set). */
 static PyObject *pack(Py_ssize_t count, PyObject **items) {
@@ -118,29 +126,11 @@ fail:
     return NULL;
 }
 
-/* Result codes of the readers below. */
-#define OK 1
-#define HAND_OVER 0 /* leave this element to the Python reader */
-#define FAILED -1   /* a Python error is set */
-
 static const char *const PORT_ATTRIBUTES[] = {"id", "precision", "names"};
 
-/* The names attribute: () when absent or empty, (names,) for one plain name, else the text
- * (Python splits it at unescaped commas). */
-static PyObject *port_names(const xmlChar *text) {
-    if (text == NULL || *text == 0)
-        return PyTuple_New(0);
-    PyObject *names = decode(text, 0);
-    if (names == NULL || strpbrk((const char *)text, ",\\") != NULL)
-        return names;
-    PyObject *one = PyTuple_Pack(1, names);
-    Py_DECREF(names);
-    return one;
-}
-
-/* One <port> -> (None, key, names, line): key = (id, precision, names is None, *dim texts);
- * walk_layers puts the cached signature of key in place of None after the walk. */
-static int read_port(const xmlNode *port, long line_offset, PyObject *ports) {
+/* One <port> -> (key, names, line, None) as ports.port_record() gives it:
+ * key = (id, precision, names is None, *dim texts). */
+static int read_port(const xmlNode *port, const Walk *walk, PyObject *ports) {
     const xmlChar *values[3];
     if (port->line >= BIG_LINE || !get_attributes(port, 3, PORT_ATTRIBUTES, values))
         return HAND_OVER;
@@ -149,7 +139,7 @@ static int read_port(const xmlNode *port, long line_offset, PyObject *ports) {
         if (child->type == XML_TEXT_NODE)
             continue;
         if (!is_named(child, "dim") || child->properties != NULL)
-            return HAND_OVER; /* comments, rt_info...: Python's slow path */
+            return HAND_OVER; /* comments, rt_info...: Python reads them */
         const xmlNode *text = child->children;
         if (text == NULL || text->type != XML_TEXT_NODE || text->next != NULL)
             return HAND_OVER;
@@ -159,10 +149,10 @@ static int read_port(const xmlNode *port, long line_offset, PyObject *ports) {
     if (key == NULL)
         return FAILED;
     PyObject *item;
-    if ((item = optional_text(values[0], 1)) == NULL)
+    if ((item = optional_text(walk, values[0], 1)) == NULL)
         goto fail;
     PyTuple_SET_ITEM(key, 0, item);
-    if ((item = optional_text(values[1], 1)) == NULL)
+    if ((item = optional_text(walk, values[1], 1)) == NULL)
         goto fail;
     PyTuple_SET_ITEM(key, 1, item);
     item = values[2] == NULL ? Py_True : Py_False;
@@ -172,19 +162,19 @@ static int read_port(const xmlNode *port, long line_offset, PyObject *ports) {
     for (const xmlNode *child = port->children; child != NULL; child = child->next) {
         if (child->type == XML_TEXT_NODE)
             continue;
-        if ((item = decode(child->children->content, 1)) == NULL)
+        if ((item = decode(walk, child->children->content, 1)) == NULL)
             goto fail;
         PyTuple_SET_ITEM(key, index++, item);
     }
-    PyObject *items[4] = {Py_None, key, NULL, NULL};
+    PyObject *items[4] = {key, NULL, NULL, Py_None};
     Py_INCREF(Py_None);
-    if ((items[2] = port_names(values[2])) != NULL)
-        items[3] = PyLong_FromLong((long)port->line + line_offset);
-    PyObject *entry = pack(4, items);
-    if (entry == NULL)
+    if ((items[1] = optional_text(walk, values[2], 0)) != NULL)
+        items[2] = PyLong_FromLong((long)port->line + walk->line_offset);
+    PyObject *record = pack(4, items);
+    if (record == NULL)
         return FAILED;
-    int status = PyList_Append(ports, entry);
-    Py_DECREF(entry);
+    int status = PyList_Append(ports, record);
+    Py_DECREF(record);
     return status < 0 ? FAILED : OK;
 fail:
     Py_DECREF(key);
@@ -192,13 +182,13 @@ fail:
 }
 
 /* The <port>s of an <input> or <output> (other children are skipped, as in Python). */
-static int read_ports(const xmlNode *parent, long line_offset, PyObject *ports) {
+static int read_ports(const xmlNode *parent, const Walk *walk, PyObject *ports) {
     for (const xmlNode *child = parent->children; child != NULL; child = child->next) {
         if (child->type == XML_ELEMENT_NODE) {
             if (child->ns != NULL)
                 return HAND_OVER;
             if (strcmp((const char *)child->name, "port") == 0) {
-                int status = read_port(child, line_offset, ports);
+                int status = read_port(child, walk, ports);
                 if (status != OK)
                     return status;
             }
@@ -209,8 +199,8 @@ static int read_ports(const xmlNode *parent, long line_offset, PyObject *ports) 
     return OK;
 }
 
-/* <data>'s attributes as a dict in document order. */
-static int read_data(const xmlNode *data, PyObject **result) {
+/* <data>'s attributes as a dict in document order (a later <data> replaces it). */
+static int read_data(const xmlNode *data, const Walk *walk, PyObject **result) {
     PyObject *attributes = PyDict_New();
     if (attributes == NULL)
         return FAILED;
@@ -220,8 +210,8 @@ static int read_data(const xmlNode *data, PyObject **result) {
             Py_DECREF(attributes);
             return HAND_OVER;
         }
-        PyObject *name = decode(a->name, 1);
-        PyObject *text = name == NULL ? NULL : decode(value, 1);
+        PyObject *name = decode(walk, a->name, 1);
+        PyObject *text = name == NULL ? NULL : decode(walk, value, 1);
         int status = text == NULL ? -1 : PyDict_SetItem(attributes, name, text);
         Py_XDECREF(name);
         Py_XDECREF(text);
@@ -251,58 +241,14 @@ static long long plain_id(const xmlChar *text) {
     return value;
 }
 
-/* What a layers() call reads with. */
+/* The children of a <layer>: its ports and <data>. */
 typedef struct {
-    long line_offset; /* added to every line */
-    int fragment;     /* bare <layer> snippets: name and version may be absent */
-    PyObject *input_cache, *output_cache; /* port signatures by key (reader._PORT_CACHES) */
-} Walk;
+    PyObject *inputs, *outputs, *data;
+    long data_line;
+} Parts;
 
-/* Put cache[key] (when there) in place of the None that starts each port tuple of the
- * layer tuples in `result` (all made by this call and seen by no one else yet). */
-static int fill_signatures(PyObject *result, const Walk *walk) {
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(result); i++) {
-        PyObject *layer = PyList_GET_ITEM(result, i);
-        if (!PyTuple_Check(layer))
-            continue;
-        for (int side = 0; side < 2; side++) {
-            PyObject *ports = PyTuple_GET_ITEM(layer, side == 0 ? 8 : 9);
-            PyObject *cache = side == 0 ? walk->input_cache : walk->output_cache;
-            for (Py_ssize_t j = 0; j < PyList_GET_SIZE(ports); j++) {
-                PyObject *port = PyList_GET_ITEM(ports, j);
-                PyObject *signature = PyDict_GetItemWithError(cache, PyTuple_GET_ITEM(port, 1));
-                if (signature == NULL) {
-                    if (PyErr_Occurred())
-                        return -1;
-                    continue;
-                }
-                Py_INCREF(signature);
-                PyObject *placeholder = PyTuple_GET_ITEM(port, 0);
-                PyTuple_SET_ITEM(port, 0, signature);
-                Py_DECREF(placeholder);
-            }
-        }
-    }
-    return 0;
-}
-
-static const char *const LAYER_ATTRIBUTES[] = {"id", "name", "type", "version", "output_names"};
-
-/* One <layer> -> (id, name, type, version, line, output_names, data, data line, inputs,
- * outputs, child index); texts as written (None when absent), data None without <data>. */
-static int read_layer(const xmlNode *layer, long index, const Walk *walk, PyObject **result) {
-    const xmlChar *values[5];
-    if (layer->line >= BIG_LINE || !get_attributes(layer, 5, LAYER_ATTRIBUTES, values))
-        return HAND_OVER;
-    /* What the Python reader raises for, or reads in a slower way, it reads itself. */
-    long long id = plain_id(values[0]);
-    if (id < 0 || values[2] == NULL || *values[2] == 0 ||
-        (!walk->fragment && (values[1] == NULL || values[3] == NULL)))
-        return HAND_OVER;
-    long line_offset = walk->line_offset;
-    PyObject *inputs = PyList_New(0), *outputs = PyList_New(0), *data = NULL;
-    long data_line = -1;
-    int status = (inputs == NULL || outputs == NULL) ? FAILED : OK;
+static int read_parts(const xmlNode *layer, const Walk *walk, Parts *parts) {
+    int status = OK;
     for (const xmlNode *child = layer->children; status == OK && child != NULL;
          child = child->next) {
         if (child->type != XML_ELEMENT_NODE) {
@@ -311,101 +257,78 @@ static int read_layer(const xmlNode *layer, long index, const Walk *walk, PyObje
         } else if (child->ns != NULL || child->line >= BIG_LINE) {
             status = HAND_OVER;
         } else if (strcmp((const char *)child->name, "input") == 0) {
-            status = read_ports(child, line_offset, inputs);
+            status = read_ports(child, walk, parts->inputs);
         } else if (strcmp((const char *)child->name, "output") == 0) {
-            status = read_ports(child, line_offset, outputs);
+            status = read_ports(child, walk, parts->outputs);
         } else if (strcmp((const char *)child->name, "data") == 0) {
-            status = read_data(child, &data);
-            data_line = (long)child->line + line_offset;
+            status = read_data(child, walk, &parts->data);
+            parts->data_line = (long)child->line + walk->line_offset;
         } else {
             status = HAND_OVER; /* rt_info, bodies, port maps...: Python reads them */
         }
     }
+    return status;
+}
+
+static const char *const LAYER_ATTRIBUTES[] = {"id", "name", "type", "version", "output_names"};
+
+/* One <layer> -> (id, name, type, version, output_names, line, data, data line, inputs,
+ * outputs, extras) as layers.layer_record() gives it (extras always () here). */
+static int read_layer(const xmlNode *layer, const Walk *walk, PyObject **result) {
+    const xmlChar *values[5];
+    if (layer->line >= BIG_LINE || !get_attributes(layer, 5, LAYER_ATTRIBUTES, values))
+        return HAND_OVER;
+    /* What the Python reader raises for, it reads itself. */
+    long long id = plain_id(values[0]);
+    if (id < 0 || values[2] == NULL || *values[2] == 0 ||
+        (!walk->fragment && (values[1] == NULL || values[3] == NULL)))
+        return HAND_OVER;
+    Parts parts = {PyList_New(0), PyList_New(0), NULL, -1};
+    int status = (parts.inputs == NULL || parts.outputs == NULL) ? FAILED
+                                                                  : read_parts(layer, walk, &parts);
     if (status == OK) {
         PyObject *items[11] = {NULL};
-        const xmlChar *texts[4] = {values[1], values[2], values[3], values[4]};
-        const int interned[4] = {0, 1, 1, 0}; /* name, type, version, output_names */
-        int made = 0;
-        if ((items[0] = PyLong_FromLongLong(id)) != NULL)
-            made = 1;
-        for (int i = 0; made && i < 3; i++)
-            made = (items[1 + i] = optional_text(texts[i], interned[i])) != NULL;
-        if (made && (items[4] = PyLong_FromLong((long)layer->line + line_offset)) == NULL)
-            made = 0;
-        if (made && (items[5] = optional_text(texts[3], interned[3])) == NULL)
-            made = 0;
-        if (made) {
-            if (data == NULL) {
-                Py_INCREF(Py_None);
-                Py_INCREF(Py_None);
-                items[6] = items[7] = Py_None;
-            } else {
-                items[6] = data;
-                data = NULL; /* owned by items now */
-                made = (items[7] = PyLong_FromLong(data_line)) != NULL;
-            }
+        const int shared[4] = {0, 1, 1, 0}; /* name, type, version, output_names */
+        int made = (items[0] = PyLong_FromLongLong(id)) != NULL;
+        for (int i = 0; made && i < 4; i++)
+            made = (items[1 + i] = optional_text(walk, values[1 + i], shared[i])) != NULL;
+        if (made)
+            made = (items[5] = PyLong_FromLong((long)layer->line + walk->line_offset)) != NULL;
+        if (made && parts.data == NULL) {
+            Py_INCREF(Py_None);
+            Py_INCREF(Py_None);
+            items[6] = items[7] = Py_None;
+        } else if (made) {
+            items[6] = parts.data;
+            parts.data = NULL; /* owned by items now */
+            made = (items[7] = PyLong_FromLong(parts.data_line)) != NULL;
         }
         if (made) {
-            Py_INCREF(inputs);
-            Py_INCREF(outputs);
-            items[8] = inputs;
-            items[9] = outputs;
-            items[10] = PyLong_FromLong(index);
+            items[8] = parts.inputs;
+            items[9] = parts.outputs;
+            parts.inputs = parts.outputs = NULL; /* owned by items now */
+            items[10] = PyTuple_New(0);
         }
         *result = pack(11, items); /* releases what was made when something failed */
         if (*result == NULL)
             status = FAILED;
     }
-    Py_XDECREF(inputs);
-    Py_XDECREF(outputs);
-    Py_XDECREF(data);
+    Py_XDECREF(parts.inputs);
+    Py_XDECREF(parts.outputs);
+    Py_XDECREF(parts.data);
     return status;
 }
 
 /* The xmlNode of an lxml element (NULL with an error set for anything else). */
 static xmlNode *element_node(PyObject *element) {
     xmlNode *node = NULL;
-    if (PyObject_TypeCheck(element, (PyTypeObject *)element_type))
-        node = ((ElementLayout *)element)->c_node;
-    /* (lxml links each node to its one Python element through _private) */
-    if (node == NULL || node->type != XML_ELEMENT_NODE || node->_private != (void *)element) {
+    if (PyObject_TypeCheck(element, element_type))
+        node = ((struct LxmlElement *)element)->_c_node;
+    if (node == NULL || node->type != XML_ELEMENT_NODE) {
         PyErr_SetString(PyExc_TypeError, "expected an lxml element");
         return NULL;
     }
     return node;
-}
-
-PyDoc_STRVAR(layers_doc,
-"layers(parent, line_offset, fragment, input_cache, output_cache, interned) -> list or None\n\n"
-"One item per <layer> child of `parent`: a tuple (id, name, type, version, line,\n"
-"output_names, data, data_line, inputs, outputs, index) where inputs/outputs are lists of\n"
-"(signature, key, names, line): key = (port id, precision, names is None, *dim texts),\n"
-"signature = the cache's value for key (looked up after the walk) or None, names a tuple\n"
-"or a text to split. Or the\n"
-"layer's child index (an int) when the Python reader must read it. None when `parent`\n"
-"holds anything but <layer> elements, comments and blanks. Short texts are interned in\n"
-"`interned` (a dict the caller empties when it is done).");
-
-static PyObject *walk_children(const xmlNode *node, const Walk *walk, PyObject *result);
-
-static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
-    PyObject *parent, *interned;
-    Walk walk;
-    if (!PyArg_ParseTuple(args, "OlpO!O!O!:layers", &parent, &walk.line_offset, &walk.fragment,
-                          &PyDict_Type, &walk.input_cache, &PyDict_Type, &walk.output_cache,
-                          &PyDict_Type, &interned))
-        return NULL;
-    xmlNode *node = element_node(parent);
-    PyObject *result = node == NULL ? NULL : PyList_New(0);
-    if (result == NULL)
-        return NULL;
-    PyObject *outer_strings = strings; /* (restored below; a walk never runs Python code) */
-    strings = interned;
-    result = walk_children(node, &walk, result);
-    strings = outer_strings;
-    if (result != NULL && result != Py_None && fill_signatures(result, &walk) < 0)
-        Py_CLEAR(result);
-    return result;
 }
 
 /* The loop of walk_layers: fills and returns `result` (a new reference it takes over), or
@@ -424,12 +347,10 @@ static PyObject *walk_children(const xmlNode *node, const Walk *walk, PyObject *
             Py_RETURN_NONE;
         }
         PyObject *item = NULL;
-        int status = read_layer(child, index, walk, &item);
-        if (status == FAILED) {
-            Py_DECREF(result);
-            return NULL;
-        }
-        if (status == HAND_OVER && (item = PyLong_FromLong(index)) == NULL) {
+        int status = read_layer(child, walk, &item);
+        if (status == HAND_OVER)
+            item = PyLong_FromLong(index);
+        if (status == FAILED || item == NULL) {
             Py_DECREF(result);
             return NULL;
         }
@@ -444,12 +365,32 @@ static PyObject *walk_children(const xmlNode *node, const Walk *walk, PyObject *
     return result;
 }
 
+PyDoc_STRVAR(layers_doc,
+"layers(parent, line_offset, fragment, texts) -> list or None\n\n"
+"One item per <layer> child of `parent`: the tuple irrun.ir.layers.layer_record() gives for\n"
+"it, or its child index (an int, counting elements, comments and PIs) when the Python reader\n"
+"must read it. None when `parent` holds anything but <layer> elements, comments and blanks.\n"
+"Short texts are shared through `texts` (a dict kept for one load).");
+
+static PyObject *walk_layers(PyObject *Py_UNUSED(module), PyObject *args) {
+    PyObject *parent;
+    Walk walk;
+    if (!PyArg_ParseTuple(args, "OlpO!:layers", &parent, &walk.line_offset, &walk.fragment,
+                          &PyDict_Type, &walk.texts))
+        return NULL;
+    xmlNode *node = element_node(parent);
+    PyObject *result = node == NULL ? NULL : PyList_New(0);
+    if (result == NULL)
+        return NULL;
+    return walk_children(node, &walk, result);
+}
+
 static const char *const EDGE_ATTRIBUTES[] = {"from-layer", "from-port", "to-layer", "to-port"};
 
 PyDoc_STRVAR(edges_doc,
 "edges(parent, line_offset) -> list or None\n\n"
-"(from_layer, from_port, to_layer, to_port, line) for each <edge> child of `parent`;\n"
-"None when any child is not a plainly written <edge> (the Python reader then reads them).");
+"The tuple irrun.ir.edges.edge_record() gives for each <edge> child of `parent`; None when\n"
+"any child is not a plainly written <edge> (the Python reader then reads them all).");
 
 static PyObject *walk_edges(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *parent;
@@ -494,29 +435,57 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT, "irrun.ir._walk",
-    "Reading plainly written IR layers and edges from lxml's tree (optional accelerator).",
+    "Records of plainly written IR layers and edges from lxml's tree (optional accelerator).",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 
+/* 0 when lxml runs with the libxml2 this file was compiled against (LIBXML_VERSION, e.g.
+ * 21406 for 2.14.6); -1 with an ImportError saying both versions otherwise. */
+static int check_libxml2(PyObject *etree) {
+    PyObject *running = PyObject_GetAttrString(etree, "LIBXML_VERSION");
+    int major = -1, minor = -1, patch = -1;
+    if (running == NULL || !PyTuple_Check(running) ||
+        !PyArg_ParseTuple(running, "iii", &major, &minor, &patch)) {
+        Py_XDECREF(running);
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ImportError, "lxml.etree.LIBXML_VERSION is not (major, minor, "
+                                           "patch)");
+        return -1;
+    }
+    Py_DECREF(running);
+    if (major * 10000 + minor * 100 + patch != LIBXML_VERSION) {
+        PyErr_Format(PyExc_ImportError,
+                     "compiled against libxml2 %s, but lxml runs with libxml2 %d.%d.%d; "
+                     "rebuild irrun (pip install -e .) to use the accelerator",
+                     LIBXML_DOTTED_VERSION, major, minor, patch);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__walk(void) {
+    if (import_lxml__etree() < 0) /* lxml's C API: its functions, checked by signature */
+        return NULL;
     PyObject *etree = PyImport_ImportModule("lxml.etree");
     if (etree == NULL)
         return NULL;
-    element_type = PyObject_GetAttrString(etree, "_Element");
+    PyObject *type = check_libxml2(etree) < 0 ? NULL : PyObject_GetAttrString(etree, "_Element");
     Py_DECREF(etree);
-    if (element_type == NULL)
+    if (type == NULL)
         return NULL;
-    /* struct LxmlElement: PyObject_HEAD, _doc, _c_node, _tag. Another size means another
-     * layout: refuse to load (the reader then reads everything in Python). */
-    if (!PyType_Check(element_type) ||
-        ((PyTypeObject *)element_type)->tp_basicsize !=
-            (Py_ssize_t)(sizeof(ElementLayout) + sizeof(PyObject *))) {
-        Py_CLEAR(element_type);
-        PyErr_SetString(PyExc_ImportError, "lxml's element layout is not the one expected");
+    /* The element type must be the public struct LxmlElement this file was compiled with. */
+    if (!PyType_Check(type) ||
+        ((PyTypeObject *)type)->tp_basicsize != (Py_ssize_t)sizeof(struct LxmlElement)) {
+        Py_DECREF(type);
+        PyErr_SetString(PyExc_ImportError,
+                        "lxml's element type is not the struct LxmlElement of lxml's C API "
+                        "headers this module was compiled with; rebuild irrun");
         return NULL;
     }
+    element_type = (PyTypeObject *)type; /* kept for the life of the process */
     PyObject *module = PyModule_Create(&module_def);
-    if (module == NULL)
-        Py_CLEAR(element_type);
+    if (module != NULL &&
+        PyModule_AddIntConstant(module, "LIBXML_COMPILED_VERSION", LIBXML_VERSION) < 0)
+        Py_CLEAR(module);
     return module;
 }

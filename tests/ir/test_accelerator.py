@@ -1,33 +1,65 @@
-"""The reader's C accelerator (``irrun.ir._walk``) reads plainly written layers and edges and
-hands everything else back to the Python reader: the models must be the same either way."""
+"""The reader's optional accelerator (``irrun.ir._walk``) gives, for plainly written layers and
+edges, exactly the records the Python reader gives (``layer_record``, ``edge_record``: the
+specification), and hands everything else back to it: the models are the same either way."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 
 import pytest
 from lxml import etree
 
 import irrun
-from irrun.ir import pieces, reader
+from irrun.ir import accelerator, pieces, reader
+from irrun.ir.edges import edge_record
+from irrun.ir.layers import layer_record
 from irrun.ir.xml import safe_parser
+from irrun.model import Graph
 
 _walk = pytest.importorskip("irrun.ir._walk", reason="the C accelerator is not built here")
 COMPARES_READERS = True  # each test here runs once (see conftest.py)
 
 
-def test_a_built_accelerator_passes_its_self_check():
-    # Built (this module imported) but rejected by reader._checked_walker would silently
-    # make every load slow.
+def test_a_built_accelerator_passes_its_checks():
+    # Built (this module imported) but refused by load_accelerator would silently make every
+    # load slow.
     assert importlib.util.find_spec("irrun.ir._walk") is not None
-    assert reader._walk is _walk
+    assert reader._walk is _walk and reader.ACCELERATOR_STATUS is None
+    major, minor, patch = etree.LIBXML_VERSION
+    assert major * 10000 + minor * 100 + patch == _walk.LIBXML_COMPILED_VERSION
 
 
-def layers_of(xml: str, fragment=False, caches=({}, {})):
-    return _walk.layers(etree.fromstring(xml), 0, fragment, *caches, {})
+def walked(xml: str, fragment=False, line_offset=0):
+    """(what the accelerator gives, what the Python reader gives) for a <layers> element."""
+    root = etree.fromstring(xml, safe_parser())
+    records = _walk.layers(root, line_offset, fragment, {})
+    expected = [layer_record(child, "<test>", fragment, line_offset) for child in root]
+    return records, [record for record in expected if record is not None]
 
 
-PLAIN = '<layer id="1" name="n" type="T" version="v"><input><port id="0"/></input></layer>'
+PLAIN = ('<layer id="1" name="n" type="T" version="v" output_names="a\\,b,c">\n'
+         '<data axis="1" mode="x&#44;y"/>\n'
+         '<input><port id="0"/><port id="1" precision="FP32" names=""><dim> 4 </dim></port>'
+         '</input>\n<output><!-- c --><other/><port id="3" precision="I8" names="a\\,b">'
+         "<dim>-1</dim><dim>2</dim></port></output></layer>")  # fmt: skip
+
+
+@pytest.mark.parametrize("line_offset", [0, 1000])
+@pytest.mark.parametrize("fragment", [False, True])
+def test_plain_layers_give_the_python_readers_records(fragment, line_offset):
+    records, expected = walked(f"<layers>\n{PLAIN}\n<!-- c -->{PLAIN}</layers>", fragment,
+                               line_offset)  # fmt: skip
+    assert records == expected and len(records) == 2
+    assert records[1][5] == 6 + line_offset and records[1][9][0][2] == 9 + line_offset
+
+
+def test_fragment_layers_may_lack_name_and_version():
+    records, expected = walked('<layers><layer id="1" type="T"/></layers>', fragment=True)
+    assert records == expected
+    assert records[0][:4] == (1, None, "T", None)
 
 
 @pytest.mark.parametrize(
@@ -49,13 +81,7 @@ PLAIN = '<layer id="1" name="n" type="T" version="v"><input><port id="0"/></inpu
         '<layer xmlns:x="urn:x" x:id="1" id="1" name="n" type="T" version="v"/>',
         '<layer id="1" name="n" type="T" version="v"><data xmlns:x="urn:x" x:a="1"/></layer>',
         '<layer id="1" name="n" type="T" version="v"><x:data xmlns:x="urn:x"/></layer>',
-        '<layer id="01x" name="n" type="T" version="v"/>',
         '<layer id="1234567890123456789" name="n" type="T" version="v"/>',
-        '<layer name="n" type="T" version="v"/>',
-        '<layer id="1" name="n" type="" version="v"/>',
-        '<layer id="1" name="n" version="v"/>',
-        '<layer id="1" type="T" version="v"/>',
-        '<layer id="1" name="n" type="T"/>',
     ],
     ids=[
         "rt_info",
@@ -69,62 +95,53 @@ PLAIN = '<layer id="1" name="n" type="T" version="v"><input><port id="0"/></inpu
         "namespaced attribute",
         "namespaced data attribute",
         "namespaced child",
-        "id not a number",
-        "id too long",
-        "no id",
-        "empty type",
-        "no type",
-        "no name",
-        "no version",
+        "id of 19 digits",
     ],  # fmt: skip
 )
 def test_anything_but_the_plain_form_is_handed_back_by_child_index(layer):
-    assert layers_of(f"<layers><!-- first -->{PLAIN}{layer}</layers>")[1:] == [2]
+    xml = f"<layers><!-- first -->{PLAIN}{layer}</layers>"
+    records, expected = walked(xml)
+    assert records[1:] == [2]  # the child index, counting the comment
+    assert records[0] == expected[0] and len(expected) == 2  # Python reads both
 
 
-def test_fragment_layers_may_lack_name_and_version():
-    [item] = layers_of('<layers><layer id="1" type="T"/></layers>', fragment=True)
-    assert item[:4] == (1, None, "T", None)
-
-
-def test_port_signatures_come_from_the_cache_and_names_are_split_only_when_needed():
-    xml = ('<layers><layer id="1" name="n" type="T" version="v"><output>'
-           '<port id="0" precision="I8"><dim>2</dim></port>'
-           '<port id="1" precision="I8" names="a"><dim>2</dim></port>'
-           '<port id="2" precision="I8" names="a,b"/><port id="3" names=""/></output>'
-           "</layer></layers>")  # fmt: skip
-    caches = {("0", "I8", False, "2"): "input side"}, {("0", "I8", True, "2"): "known"}
-    [item] = layers_of(xml, caches=caches)
-    assert item[9] == [
-        ("known", ("0", "I8", True, "2"), (), 1),
-        (None, ("1", "I8", False, "2"), ("a",), 1),
-        (None, ("2", "I8", False), "a,b", 1),
-        (None, ("3", None, False), (), 1),
-    ]
+@pytest.mark.parametrize(
+    "layer",
+    [
+        '<layer id="01x" name="n" type="T" version="v"/>',
+        '<layer name="n" type="T" version="v"/>',
+        '<layer id="1" name="n" type="" version="v"/>',
+        '<layer id="1" name="n" version="v"/>',
+        '<layer id="1" type="T" version="v"/>',
+        '<layer id="1" name="n" type="T"/>',
+    ],
+    ids=["id not a number", "no id", "empty type", "no type", "no name", "no version"],  # fmt: skip
+)
+def test_what_the_python_reader_refuses_is_handed_back(layer):
+    xml = f"<layers>{PLAIN}{layer}</layers>"
+    assert _walk.layers(etree.fromstring(xml), 0, False, {})[1:] == [1]
+    with pytest.raises(irrun.IRFormatError):
+        layer_record(etree.fromstring(xml)[1], "<test>", False, 0)
 
 
 def test_other_elements_in_layers_hand_the_whole_list_back():
-    assert layers_of(f"<layers>{PLAIN}<edge/></layers>") is None
-    assert layers_of(f'<layers xmlns:x="urn:x">{PLAIN}<x:layer/></layers>') is None
+    for xml in (f"<layers>{PLAIN}<edge/></layers>",
+                f'<layers xmlns:x="urn:x">{PLAIN}<x:layer/></layers>'):  # fmt: skip
+        assert _walk.layers(etree.fromstring(xml), 0, False, {}) is None
 
 
-def test_ports_outside_the_plain_form_are_skipped_as_python_skips_them():
-    xml = ('<layers><layer id="1" name="n" type="T" version="v"><output><!-- c --><other/>'
-           '<port id="3" precision="I8" names="a\\,b"><dim> 4 </dim></port></output>'
-           "</layer></layers>")  # fmt: skip
-    [item] = layers_of(xml)
-    assert item[9] == [(None, ("3", "I8", False, " 4 "), "a\\,b", 1)]
-
-
-def test_edges_hand_back_anything_but_plain_ids():
+def test_plain_edges_give_the_python_readers_records_and_others_hand_all_back():
     def edges(inner):
         return _walk.edges(etree.fromstring(f"<edges>\n{inner}</edges>"), 100)
 
     plain = '<edge from-layer="1" from-port="2" to-layer="3" to-port="4"/>'
+    root = etree.fromstring(f"<edges>\n{plain}<!-- c -->{plain}</edges>")
+    expected = [edge_record(Graph(None, "<test>"), child, 100) for child in root]
     assert edges(f"{plain}<!-- c -->{plain}") == [(1, 2, 3, 4, 102)] * 2
-    for bad in ('from-layer="01x"', 'from-layer=""', 'from-layer="1234567890123456789"',
-                'from-layer="\u0661"'):  # fmt: skip
-        assert edges(plain.replace('from-layer="1"', bad)) is None
+    assert expected == [(1, 2, 3, 4, 102), None, (1, 2, 3, 4, 102)]  # None: the comment
+    for other in ('from-layer="01x"', 'from-layer=""', 'from-layer="1234567890123456789"',
+                  'from-layer="\u0661"', 'from-layer=" 1"'):  # fmt: skip
+        assert edges(plain.replace('from-layer="1"', other)) is None
     assert edges(plain.replace('from-port="2" ', "")) is None
     assert edges(f"{plain}<other/>") is None
 
@@ -137,33 +154,43 @@ def test_the_accelerator_takes_only_elements():
 
     for fake in ("<layers/>", Disguised(), mock.Mock(spec=etree._Element), etree.Comment("c")):
         with pytest.raises(TypeError):
-            _walk.layers(fake, 0, False, {}, {}, {})
+            _walk.layers(fake, 0, False, {})
         with pytest.raises(TypeError):
             _walk.edges(fake, 0)
 
 
-def test_no_python_code_runs_while_the_tree_is_walked():
-    # Signatures are looked up after the walk: a cache key whose __eq__ empties the tree
-    # cannot pull nodes from under the walker.
-    ports = '<port id="0" precision="FP32"><dim>1</dim></port>'
-    layer = f'<layer id="1" name="n" type="T" version="v"><input>{ports}</input></layer>'
-    xml = "<layers>" + layer * 200 + "</layers>"
-    root = etree.fromstring(xml, safe_parser())
-    key = ("0", "FP32", True, "1")
+def test_short_texts_are_shared_through_the_dict_of_the_load():
+    texts = {}
+    layers = "".join(PLAIN.replace('id="1"', f'id="{i}"') for i in range(3))
+    records = _walk.layers(etree.fromstring(f"<layers>{layers}</layers>"), 0, False, texts)
+    assert records[0][2] is records[2][2] is texts["T"]
+    assert records[0][9][0][0][3] is records[1][9][0][0][3] is texts["-1"]
+    assert records[0][1] not in texts  # names are not shared: they are all different
 
-    class Meddling:
-        def __hash__(self):
-            return hash(key)
 
-        def __eq__(self, other):
-            root.clear()
-            for i in range(500):
-                etree.SubElement(root, "x" * (i % 50 + 1)).set("a", "b" * 100)
-            return False
+def test_a_refused_import_and_the_switch_leave_pure_python(monkeypatch):
+    monkeypatch.setenv(accelerator.SWITCH, "1")
+    assert accelerator.load_accelerator() == (None, "turned off by IRRUN_NO_ACCELERATOR")
+    monkeypatch.setenv(accelerator.SWITCH, "0")
+    assert accelerator.load_accelerator() == (_walk, None)
+    # The module refuses to import when lxml runs with another libxml2 (or its element type
+    # is another struct): the reader then reads in pure Python.
+    import irrun.ir
 
-    walked = _walk.layers(root, 0, False, {Meddling(): 1}, {}, {})
-    assert len(walked) == 200
-    assert walked[-1][8] == [(None, key, (), 1)]
+    monkeypatch.delattr(irrun.ir, "_walk")
+    monkeypatch.setitem(sys.modules, "irrun.ir._walk", None)  # an import that fails
+    module, why = accelerator.load_accelerator()
+    assert module is None and why.startswith("not loaded: ")
+
+
+def test_the_environment_switch_turns_the_accelerator_off_for_a_process():
+    code = (
+        "from irrun.ir import reader; import irrun; "
+        "print(reader._walk, reader.ACCELERATOR_STATUS, len(irrun.load(%r).layers))"
+    )
+    done = subprocess.run([sys.executable, "-c", code % PLAIN], capture_output=True, text=True,
+                          env={**os.environ, accelerator.SWITCH: "1"}, check=True)  # fmt: skip
+    assert done.stdout.split() == ["None", "turned", "off", "by", "IRRUN_NO_ACCELERATOR", "1"]
 
 
 def test_attribute_values_are_not_kept_after_the_model_is_gone():
@@ -307,9 +334,7 @@ def test_a_cut_inside_a_comment_in_edges_reads_the_whole_document(monkeypatch, s
     assert len(model.edges) == 11999
 
 
-def test_interned_texts_are_dropped_after_each_load_even_a_failing_one():
-    irrun.load(big_net(200))
-    assert reader._INTERNED == {}
-    with pytest.raises(irrun.IRError):
-        irrun.load(big_net(200).replace('<layer id="7" ', '<layer id="x7" '))
-    assert reader._INTERNED == {}
+def test_short_texts_are_shared_within_a_load_only():
+    first, second = irrun.load(big_net(200)), irrun.load(big_net(200))
+    assert first.layers[5].type is first.layers[6].type  # one object per text in a load
+    assert first.layers[5].type is not second.layers[5].type  # nothing kept between loads
