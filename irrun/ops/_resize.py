@@ -230,6 +230,12 @@ def resize(data: np.ndarray, out_shape, axes, scales, *, mode: str, transform: s
     [[1.0, 2.0, 2.0]]
     """
     dtype = data.dtype
+    if any(data.shape[a] == 0 and out_shape[a] > 0 for a in axes):
+        raise ValueError(
+            f"cannot resize an empty axis: data {list(data.shape)} to {list(out_shape)}"
+        )
+    if any(size == 0 for size in out_shape):
+        return np.zeros(out_shape, dtype)
     all_scales = [_F32(1)] * data.ndim
     for axis, scale in zip(axes, scales):
         all_scales[axis] = _F32(scale)

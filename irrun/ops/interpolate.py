@@ -263,10 +263,16 @@ class Interpolate1(_Interpolate):
         out_shape = list(padded.shape)
         for axis, size in zip(self.axes, sizes):
             out_shape[axis] = size
-        scales = [np.float32(s) / np.float32(padded.shape[a]) for a, s in zip(self.axes, sizes)]
+        scales = [_ratio(s, padded.shape[a]) for a, s in zip(self.axes, sizes)]
         result = resize(padded, out_shape, self.axes, scales, mode=mode, transform=transform,
                         nearest_mode="simple", antialias=self.antialias)  # fmt: skip
         return [result]
+
+
+def _ratio(size: int, length: int) -> np.float32:
+    """The f32 scale ``size / length`` of sizes mode (``inf`` for an empty axis, silently)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.float32(size) / np.float32(length)
 
 
 def _fitted(pads, rank: int) -> list[int]:
@@ -393,18 +399,27 @@ class _Interpolate4Family(_Interpolate):
             axes = [int(a) for a in np.asarray(inputs[self.axes_port]).reshape(-1)]
         else:
             axes = list(range(rank))
+        if any(not 0 <= a < rank for a in axes):
+            raise ValueError(f"{self.describe()}: axes {axes} must lie in [0, {rank - 1}]")
         out_shape = list(padded.shape)
+        port = self.scales_port if self.uses_scales else self.sizes_port
+        values = np.asarray(inputs[port]).reshape(-1)
+        if values.size < len(axes):
+            raise ValueError(
+                f"{self.describe()}: {'scales' if self.uses_scales else 'sizes'} "
+                f"{values.tolist()} has fewer elements than the axes {axes}"
+            )
         if self.uses_scales:
-            scales = np.asarray(inputs[self.scales_port]).reshape(-1).astype(np.float32)
-            scales = [scales[i] for i in range(len(axes))]
+            scales = list(values[: len(axes)].astype(np.float32))
             for axis, scale in zip(axes, scales):
                 out_shape[axis] = scaled_dim(static_dim(padded.shape[axis]), scale).lower
         else:
-            sizes = np.asarray(inputs[self.sizes_port]).reshape(-1)
-            sizes = [int(sizes[i]) for i in range(len(axes))]
+            sizes = [int(v) for v in values[: len(axes)]]
+            if any(s < 0 for s in sizes):
+                raise ValueError(f"{self.describe()}: sizes {sizes} has a negative size")
             for axis, size in zip(axes, sizes):
                 out_shape[axis] = size
-            scales = [np.float32(s) / np.float32(padded.shape[a]) for a, s in zip(axes, sizes)]
+            scales = [_ratio(s, padded.shape[a]) for a, s in zip(axes, sizes)]
         result = resize(padded, out_shape, axes, scales, mode=self.mode,
                         transform=self.coordinate_transformation_mode,
                         nearest_mode=self.nearest_mode, antialias=self.antialias,

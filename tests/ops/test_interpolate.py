@@ -255,6 +255,33 @@ def test_batch_and_channel_axes_match_the_reference(mode):
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(DATA).max())
 
 
+def test_sizes_and_scales_given_at_run_time_match_cpu_plugin():
+    # a dynamic model: the output shape comes from an input's values
+    x = parameter(DATA.shape, name="x")
+    node = opset11.interpolate(x, parameter([2], "i64", name="s"), "linear_onnx", "sizes",
+                               axes=_i64([2, 3]))  # fmt: skip
+    model = model_of(node)
+    for sizes in ([9, 4], [2, 11]):
+        feed = {"x": DATA, "s": np.array(sizes, np.int64)}
+        expected = run_openvino(model, feed)[0]
+        got = run_irrun(model, feed)[0]
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(DATA).max())
+    node = opset11.interpolate(x, parameter([2], "f32", name="f"), "nearest", "scales",
+                               axes=_i64([2, 3]))  # fmt: skip
+    feed = {"x": DATA, "f": np.array([1.5, 0.5], np.float32)}
+    np.testing.assert_array_equal(run_irrun(model_of(node), feed)[0],
+                                  run_openvino(model_of(node), feed)[0])  # fmt: skip
+
+
+def test_too_few_sizes_at_run_time_are_an_execution_error():
+    import irrun.errors
+
+    node = opset11.interpolate(parameter(DATA.shape, name="x"), parameter("[?]", "i64", name="s"),
+                               "nearest", "sizes", axes=_i64([2, 3]))  # fmt: skip
+    with pytest.raises(irrun.errors.ExecutionError, match=r"sizes \[5\] has fewer elements"):
+        run_irrun(model_of(node), {"x": DATA, "s": np.array([5], np.int64)})
+
+
 def test_cubic_coefficient_is_used():
     node = opset11.interpolate(parameter(DATA.shape, name="x"), _i64([9, 4]), "cubic", "sizes",
                                cube_coeff=-0.5, axes=_i64([2, 3]))  # fmt: skip
