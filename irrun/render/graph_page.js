@@ -239,10 +239,11 @@
       fitAll();
       return;
     }
+    // Reading starts at the model's first input (the first row may be all weights).
+    const start = nodes.find((node) => node.role === "Parameter" || node.role === "open") || nodes[0];
     view.scale = 0.9;
-    const top = nodes[0];
-    view.x = width / 2 - top.x * view.scale;
-    view.y = 10;
+    view.x = width / 2 - start.x * view.scale;
+    view.y = Math.min(10, height / 3 - start.y * view.scale);
     applyView();
   }
 

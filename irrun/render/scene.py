@@ -36,6 +36,7 @@ class Node:
     center: bool = False  # the layer an around= view is centred on
     cut: bool = False  # has neighbours outside an around= view
     tooltip: list[str] = field(default_factory=list)
+    role: str = ""  # the layer's type, "open" for a fragment's open port
     order: int = 0  # document order, to break ties
     generation: int = 0
     slot: float = 0.0  # horizontal position within the generation
@@ -136,6 +137,7 @@ def _layer_node(layer, order, diagnostics) -> Node:
         lines=lines,
         fill=_ROLE_FILLS.get(layer.type, _PLAIN_FILL),
         tooltip=[layer.describe()],
+        role=layer.type,
         order=order,
     )
     if diagnostics:
@@ -223,6 +225,7 @@ def _open_end(key, end, order) -> Node:
         lines=[_typed_shape(end.element_type, end.shape)],
         fill=_OPEN_END_FILL,
         open_end=True,
+        role="open",
         tooltip=[f"{'input' if key.startswith('in') else 'output'} {visible(end.name)}"],
         order=order,
     )
@@ -232,7 +235,8 @@ def _ordered_generations(graph, nodes) -> list[list[str]]:
     """Topological generations (a cycle's layers share one), each ordered to cut crossings."""
     import networkx as nx
 
-    if nx.is_directed_acyclic_graph(graph):
+    acyclic = nx.is_directed_acyclic_graph(graph)
+    if acyclic:
         generations = [list(g) for g in nx.topological_generations(graph)]
     else:  # an invalid model can have cycles: treat each strongly connected part as one
         condensed = nx.condensation(graph)
@@ -242,13 +246,26 @@ def _ordered_generations(graph, nodes) -> list[list[str]]:
         ]
     # Sources (Consts, Parameters) go just above their first consumer rather than all at the
     # top: in a real model that keeps weight edges one rank long instead of crossing the page.
+    # So do the layers that only constants feed (a compressed weight's Convert, a shape
+    # computed from constants): they belong beside their consumer, not in the first rows.
     level = {key: index for index, generation in enumerate(generations) for key in generation}
-    for key in level:
-        if graph.in_degree(key) == 0 and graph.out_degree(key) > 0:
-            level[key] = min(level[successor] for successor in graph.successors(key)) - 1
-    generations = [[] for _ in generations]
+    constant = {}
+    if acyclic:
+        for generation in generations:
+            for key in generation:
+                producers = list(graph.predecessors(key))
+                constant[key] = (all(constant[p] for p in producers) if producers
+                                 else nodes[key].role not in ("Parameter", "open"))  # fmt: skip
+    for generation in reversed(generations):  # consumers first: they may have moved
+        for key in generation:
+            movable = graph.in_degree(key) == 0 or constant.get(key, False)
+            if movable and graph.out_degree(key) > 0:
+                level[key] = min(level[successor] for successor in graph.successors(key)) - 1
+    used = sorted(set(level.values()))  # leave no row empty
+    row = {index: position for position, index in enumerate(used)}
+    generations = [[] for _ in used]
     for key, index in level.items():
-        generations[index].append(key)
+        generations[row[index]].append(key)
     for index, generation in enumerate(generations):
         generation.sort(key=lambda key: nodes[key].order)
         for slot, key in enumerate(generation):
