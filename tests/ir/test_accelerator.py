@@ -19,6 +19,8 @@ from irrun.ir.layers import layer_record
 from irrun.ir.xml import safe_parser
 from irrun.model import Graph
 
+if os.environ.get(accelerator.SWITCH, "").strip() not in ("", "0"):
+    pytest.skip(f"the accelerator is turned off by {accelerator.SWITCH}", allow_module_level=True)
 _walk = pytest.importorskip("irrun.ir._walk", reason="the C accelerator is not built here")
 COMPARES_READERS = True  # each test here runs once (see conftest.py)
 
