@@ -7,13 +7,14 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from lxml import etree
 
 import irrun
 from irrun.render.draw import ERROR_FILL, WARNING_FILL, EngineMissingError, choose_engine, draw
 from tests.helpers.cli import invoke
-from tests.helpers.ir_text import net, parameter
+from tests.helpers.ir_text import Net, net, parameter
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ir"
@@ -216,6 +217,24 @@ def test_constants_sit_just_above_their_consumer():
     dot = draw(irrun.load(net(layers, edges, name="late")), format="dot")
     ranks = [re.findall(r'"(L\d+)" \[', block) for block in dot.split("{ rank=same;")[1:]]
     assert ranks[2] == ["L2", "L3"]
+
+
+def test_layers_fed_only_by_constants_sit_just_above_their_consumer(tmp_path):
+    # x -> relu1 -> relu2 -> add(relu2, convert(w)): w and its Convert go just above add.
+    built = Net()
+    x = built.param("x", "2")
+    x = built.op("relu1", "Relu", "opset1", None, [x], [2])
+    x = built.op("relu2", "Relu", "opset1", None, [x], [2])
+    weight = built.const("w", np.ones(2, np.float16))
+    weight = built.op("w/convert", "Convert", "opset1", {"destination_type": "f32"}, [weight],
+                      [2], precision="FP32")  # fmt: skip
+    x = built.op("add", "Add", "opset1", None, [x, weight], [2])
+    built.result(x, "y")
+    model = irrun.load(built.text(), bytes(built.blob))
+    dot = draw(model, format="dot")
+    blocks = re.findall(r"\{ rank=same;(.*?)\n  \}", dot, re.DOTALL)
+    ranks = [re.findall(r'"(L\d+)" \[', block) for block in blocks]
+    assert ranks == [["L0"], ["L1", "L3"], ["L2", "L4"], ["L5"], ["L6"]]
 
 
 def test_error_layers_are_filled_red(declared_48):
