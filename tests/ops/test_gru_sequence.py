@@ -126,3 +126,27 @@ def test_bias_of_the_other_form_is_reported():
         IRError, match=r"B \[1,6\] must have 4 \* hidden size = 4 \* 2 = 8 in dim 1"
     ):
         op.infer(infos)
+
+
+@pytest.mark.parametrize("attributes", [{}, {"linear_before_reset": 1}])
+def test_onnx_gru_as_openvino_converts_it_is_checked_and_matches_cpu_plugin(attributes, tmp_path):
+    """The layers around the GRUSequence (Transposes, Splits, ShapeOf of the dynamic batch) are all
+    checked; the outputs match the CPU plugin (on static shapes: with the converted model's
+    dynamic shapes the CPU plugin ignores sequence_lengths, every item running all the steps,
+    unlike its static-shape path and OpenVINO's reference)."""
+    import irrun
+    from tests.helpers.openvino_oracle import save
+    from tests.ops.test_lstm_sequence import onnx_recurrent_model
+
+    model, feed = onnx_recurrent_model(tmp_path, "GRU", 3, 6, 3, 4, 5, **attributes)
+    loaded = irrun.load(save(model, tmp_path))
+    report = loaded.validate()
+    assert report.ok and report.layers_trusted == 0, report.to_text()
+    assert loaded.count_by_type()["GRUSequence opset5"] == 1
+    got = loaded.run(feed)
+    # compared with the model reshaped to the fed shapes: with dynamic shapes the CPU plugin
+    # ignores sequence_lengths in this converted graph (every item runs all steps)
+    static = model.clone()
+    static.reshape({name: list(value.shape) for name, value in feed.items()})
+    for output, expected in zip(got, run_openvino(static, feed)):
+        np.testing.assert_allclose(got[output], expected, **tolerance(6))

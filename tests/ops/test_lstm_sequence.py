@@ -194,3 +194,57 @@ def test_f16_is_computed_in_f32_and_rounded_once():
     for got, expected in zip(run_irrun(model, feed), run_openvino(model, feed)):
         assert got.dtype == np.float16
         np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-3)
+
+
+def onnx_recurrent_model(folder, op, gates, steps, batch, inputs, hidden, **attributes):
+    """An ONNX model of one bidirectional ``op`` (LSTM, GRU or RNN) with random weights, a
+    dynamic sequence length and batch, and sequence lengths, read by OpenVINO's ONNX frontend
+    (which emits the Sequence op between Transposes, Splits and Concats)."""
+    import onnx
+    import openvino as ov
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(7)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+        for name, shape in (("W", (2, gates * hidden, inputs)), ("R", (2, gates * hidden, hidden)),
+                            ("B", (2, 2 * gates * hidden)))
+    ]  # fmt: skip
+    outputs = ["Y", "Y_h"] + (["Y_c"] if op == "LSTM" else [])
+    node = helper.make_node(op, ["X", "W", "R", "B", "L"], outputs, hidden_size=hidden,
+                            direction="bidirectional", **attributes)  # fmt: skip
+    graph = helper.make_graph(
+        [node], "recurrent",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["T", "N", inputs]),
+         helper.make_tensor_value_info("L", TensorProto.INT32, ["N"])],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, None) for name in outputs],
+        weights,
+    )  # fmt: skip
+    path = f"{folder}/recurrent.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
+    model = ov.Core().read_model(path)
+    feed = {"X": rng.standard_normal((steps, batch, inputs)).astype(np.float32),
+            "L": np.array([steps, 2, steps - 1][:batch], np.int32)}  # fmt: skip
+    return model, feed
+
+
+def test_onnx_lstm_as_openvino_converts_it_is_checked_and_matches_cpu_plugin(tmp_path):
+    """The layers around the LSTMSequence (gate reordering, Transposes, ShapeOf of the dynamic
+    batch) are all checked; the outputs match the CPU plugin (on static shapes: with the
+    converted model's dynamic shapes the CPU plugin ignores sequence_lengths, every item running
+    all the steps, unlike its static-shape path and OpenVINO's reference)."""
+    import irrun
+    from tests.helpers.openvino_oracle import save
+
+    model, feed = onnx_recurrent_model(tmp_path, "LSTM", 4, 5, 3, 4, 6)
+    loaded = irrun.load(save(model, tmp_path))
+    report = loaded.validate()
+    assert report.ok and report.layers_trusted == 0, report.to_text()
+    assert loaded.count_by_type()["LSTMSequence opset5"] == 1
+    got = loaded.run(feed)
+    # compared with the model reshaped to the fed shapes: with dynamic shapes the CPU plugin
+    # ignores sequence_lengths in this converted graph (every item runs all steps)
+    static = model.clone()
+    static.reshape({name: list(value.shape) for name, value in feed.items()})
+    for name, expected in zip(got, run_openvino(static, feed)):
+        np.testing.assert_allclose(got[name], expected, **tolerance(5))
