@@ -62,6 +62,11 @@ length (the CPU plugin's ReverseSequence refuses it), are errors when run. f16 a
 computed in f32 and rounded once at the end (the CPU plugin with the f32 precision hint computes
 them in f32), f64 in f64; integer inputs do not run.
 
+The CPU plugin is not consistent here: in the graph OpenVINO's ONNX frontend makes of a
+bidirectional ONNX LSTM, GRU or RNN, with dynamic input shapes, it ignores sequence_lengths
+(every item runs all the steps, unmasked); with static shapes it masks as above. irrun follows
+the reference and the static-shape path.
+
 ``hardsigmoid`` is OpenVINO's core definition; neither its reference nor its CPU plugin runs it
 (the plugin's decomposition fails with "Unsupported activation function").
 
