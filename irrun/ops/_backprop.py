@@ -295,6 +295,11 @@ class BackpropFamily(Op):
         fulls = [full_size(s, k, st, d) for s, k, st, d in zip(sizes, kernel, strides, dilations)]
         if len(inputs) == 3:
             out_sizes = [int(v) for v in np.asarray(inputs[2]).reshape(-1)]
+            if len(out_sizes) != spatial or any(s < 0 for s in out_sizes):
+                raise ValueError(
+                    f"{self.describe()}: output_shape {out_sizes} must hold {spatial} sizes of "
+                    "at least 0, one per spatial axis"
+                )
             if self.auto_pad in ("same_upper", "same_lower"):
                 begin = []
                 for full, out, extra in zip(fulls, out_sizes, output_padding):

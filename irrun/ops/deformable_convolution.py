@@ -260,6 +260,23 @@ class _DeformableConvolution(Op):
         """Bilinear samples of every tap gathered into columns, then one batched GEMM."""
         data, offsets, filters = inputs[:3]
         mask = inputs[3] if len(inputs) > 3 else None
+        n, c = data.shape[:2]
+        taps = filters.shape[2] * filters.shape[3]
+        out = self._out_sizes(data.shape, filters.shape)
+        dg = self.deformable_group
+        expected = {1: (n, taps * 2 * dg, *out), 3: (n, taps * dg, *out)}
+        for index, array in ((1, offsets), (3, mask)):
+            if array is not None and array.shape != expected[index]:
+                raise ValueError(
+                    f"{self.describe()}: {_NAMES[index]} {list(array.shape)} must be "
+                    f"{list(expected[index])} for data {list(data.shape)} and filters "
+                    f"{list(filters.shape)}"
+                )
+        if c % self.group or c % dg or c != filters.shape[1] * self.group:
+            raise ValueError(
+                f"{self.describe()}: data {list(data.shape)} does not fit filters "
+                f"{list(filters.shape)} with group {self.group} and deformable_group {dg}"
+            )
         return [deformable_convolve(
             data, offsets, filters, mask, self._pads([static_dim(s) for s in data.shape[2:]],
                                                       list(filters.shape[2:]))[0],

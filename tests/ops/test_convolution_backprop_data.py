@@ -284,3 +284,35 @@ def test_data_of_rank_6_is_reported():
     net = _net("ConvolutionBackpropData", "1,3,5,5,5,5", (3, 4, 3, 3, 3, 3), attrs)
     error = diagnostic(validated(net), "input-rank")
     assert "data must be 3-D, 4-D or 5-D" in error.message
+
+
+def test_output_shape_given_at_run_time_matches_cpu_plugin_with_it_constant():
+    # the CPU plugin cannot compile an output_shape computed at run time ("Destination memory
+    # is undefined"): irrun's run-time result is compared with the plugin's for the same
+    # output_shape as a constant
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 4, 5, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    args = ([2, 2],)
+    node = ops.convolution_backprop_data(parameter(x.shape, name="x"), constant(w), *args,
+                                         parameter([2], "i64", name="s"), [0, 0], [0, 0], [1, 1],
+                                         "same_upper")  # fmt: skip
+    for sizes in ([10, 12], [9, 11]):
+        fixed = ops.convolution_backprop_data(parameter(x.shape, name="x"), constant(w), *args,
+                                              constant(np.array(sizes, np.int64)), [0, 0],
+                                              [0, 0], [1, 1], "same_upper")  # fmt: skip
+        expected = run_openvino(model_of(fixed), {"x": x})[0]
+        got = run_irrun(model_of(node), {"x": x, "s": np.array(sizes, np.int64)})[0]
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
+
+
+def test_wrong_output_shape_at_run_time_is_an_execution_error():
+    import irrun.errors
+
+    node = ops.convolution_backprop_data(parameter([1, 4, 5, 6], name="x"),
+                                         constant(np.ones((4, 3, 3, 3), np.float32)), [2, 2],
+                                         parameter("[?]", "i64", name="s"))  # fmt: skip
+    feed = {"x": np.zeros((1, 4, 5, 6), np.float32), "s": np.array([10, 12, 3], np.int64)}
+    with pytest.raises(irrun.errors.ExecutionError, match=r"output_shape \[10, 12, 3\] must hold"):
+        run_irrun(model_of(node), feed)

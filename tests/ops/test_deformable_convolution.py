@@ -231,3 +231,16 @@ def test_bilinear_interpolation_pad_is_not_in_version_1():
                {**ATTRS, "bilinear_interpolation_pad": "true"}, "opset1")  # fmt: skip
     warning = diagnostic(validated(net), "unknown-attribute")
     assert "bilinear_interpolation_pad exists only in DeformableConvolution-8" in warning.message
+
+
+def test_offsets_of_the_wrong_shape_at_run_time_are_an_execution_error():
+    import irrun.errors
+
+    node = opset8.deformable_convolution(parameter("[1,4,?,?]", name="x"),
+                                         parameter("[1,18,?,?]", name="o"),
+                                         constant(np.ones((2, 4, 3, 3), np.float32)), [1, 1],
+                                         [0, 0], [0, 0], [1, 1])  # fmt: skip
+    feed = {"x": np.zeros((1, 4, 5, 5), np.float32), "o": np.zeros((1, 18, 4, 4), np.float32)}
+    with pytest.raises(irrun.errors.ExecutionError, match=r"offsets \[1, 18, 4, 4\] must be "
+                       r"\[1, 18, 3, 3\]"):  # fmt: skip
+        run_irrun(model_of(node), feed)
