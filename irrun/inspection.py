@@ -12,6 +12,17 @@ __all__ = ["inspect_model", "op_histogram", "weights_by_element_type", "layer_ta
            "inspection_text", "layers_text"]  # fmt: skip
 
 
+def _op_label(layer, lookup_layer) -> str | None:
+    """``Gather-8``: the layer's type as written and the op version irrun resolves it to
+    (a fragment's layers, without a version, resolve too); ``None`` when unknown."""
+    resolution = lookup_layer(layer)
+    if resolution.op_class is not None:
+        return f"{layer.type}-{resolution.op_class.version}"
+    if resolution.op_version is not None:
+        return f"{layer.type}-{resolution.op_version}"
+    return None
+
+
 def op_histogram(model) -> list[dict]:
     """Layers by op: ``{"type", "version", "op", "count"}`` per op type and declared opset,
     most frequent first. ``version`` is the opset as written (``opset8``, ``None`` in a
@@ -24,10 +35,7 @@ def op_histogram(model) -> list[dict]:
         key = (layer.type, layer.version)
         found = counts.get(key)
         if found is None:
-            resolution = lookup_layer(layer)
-            version = resolution.op_version
-            label = f"{layer.type}-{version}" if version is not None else None
-            counts[key] = found = [label, 0]
+            counts[key] = found = [_op_label(layer, lookup_layer), 0]
         found[1] += 1
     rows = [{"type": t, "version": v, "op": label, "count": n}
             for (t, v), (label, n) in counts.items()]  # fmt: skip
@@ -86,8 +94,7 @@ def layer_table(model) -> list[dict]:
     for layer in model.layers:
         key = (layer.type, layer.version)
         if key not in labels:
-            version = lookup_layer(layer).op_version
-            labels[key] = f"{layer.type}-{version}" if version is not None else None
+            labels[key] = _op_label(layer, lookup_layer)
         rows.append({
             "id": layer.id,
             "name": layer.name,
