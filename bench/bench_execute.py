@@ -282,12 +282,11 @@ def real_model_row(name: str, xml: Path, inputs, threads: int, repeat: int, onnx
     request = openvino_request(xml, threads)
     openvino_time = median_of(lambda: request.infer(feeds), repeat)
     theirs = request.infer(feeds)
-    difference = max(
-        (float(np.max(np.abs(ours[o.get_any_name()] - np.asarray(theirs[o]))))
-         for o in request.model_outputs
-         if o.get_any_name() in ours and np.asarray(theirs[o]).dtype.kind == "f"),
-        default=float("nan"),
-    )  # fmt: skip
+    # Outputs in model order on both sides (Results in document order).
+    pairs = zip(ours.values(), (np.asarray(theirs[o]) for o in request.model_outputs))
+    difference = max((float(np.max(np.abs(a - b))) for a, b in pairs
+                      if a.dtype.kind == "f" and a.shape == b.shape),
+                     default=float("nan"))  # fmt: skip
     figures = {"irrun_ms": irrun_time * 1e3, "openvino_ms": openvino_time * 1e3,
                "compile_ms": compile_seconds * 1e3, "max_abs_diff": difference,
                "folded_mb": compiled.folded_bytes / 2**20}  # fmt: skip
@@ -336,13 +335,13 @@ def _onnx_feeds(onnx_path, feeds) -> dict:
 def peak_rss(xml: Path, inputs, threads: int) -> dict:
     """irrun's peak RSS in a fresh process, against what it must hold."""
     code = f"""
-import json, resource, sys
+import json, sys
 sys.path.insert(0, {str(ROOT)!r})
 import numpy as np, irrun
-def rss():
+def rss(field="VmRSS"):
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmRSS"):
+            if line.startswith(field):
                 return int(line.split()[1]) * 1024
 # Everything irrun imports to load, validate and run a model, before measuring.
 warm = irrun.load('<layer id="1" name="n" type="Negative" version="opset1"><input><port id="0" '
@@ -356,7 +355,8 @@ feeds = dict(np.load({str(inputs)!r})) if {inputs is not None!r} else model.rand
 compiled = model.compile()
 live = compiled.peak_live_bytes(feeds)
 model.run(feeds, threads={threads})
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# (VmHWM, not ru_maxrss: that one keeps the peak of the parent this process was forked from)
+peak = rss("VmHWM")
 print(json.dumps({{"before": before, "peak": peak, "live": live, "weights": model.weights_size,
                   "folded": compiled.folded_bytes}}))
 """
