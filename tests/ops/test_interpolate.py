@@ -375,6 +375,13 @@ def test_interpolate1_runs_as_openvino_converts_it(mode, align_corners, axes):
     _compare(node, {"x": DATA}, exact=mode == "nearest")
 
 
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+def test_interpolate1_pads_on_the_axes_match_cpu_plugin(mode):
+    attrs = {"axes": [2, 3], "mode": mode, "pads_begin": [0, 0, 1, 2], "pads_end": [0, 0, 1, 0]}
+    node = opset1.interpolate(parameter(DATA.shape, name="x"), _i64([9, 4]), attrs)
+    _compare(node, {"x": DATA}, exact=mode == "nearest")
+
+
 def test_interpolate1_rank5_linear():
     x = np.random.default_rng(4).standard_normal((1, 2, 3, 4, 5)).astype(np.float32)
     node = opset1.interpolate(
