@@ -49,10 +49,8 @@ def steps(items: Iterable, stage_name: str, progress: Progress | None,
         total = len(items)  # type: ignore[arg-type]
     every = max(1, total // 100)
     progress(stage_name, 0, total)
-    done = 0
-    for item in items:
+    for done, item in enumerate(items, 1):
         yield item
-        done += 1
         if done % every == 0 and done < total:
             progress(stage_name, done, total)
     progress(stage_name, total, total)
