@@ -12,7 +12,9 @@ has ``C_out`` (the filters' dim 1) channels. Element types: data and filters ali
 The shape rule and kernel are :mod:`irrun.ops._backprop`'s: output dim
 ``(D - 1) * stride + (K - 1) * dilation + 1 - pads_begin - pads_end + output_padding``.
 With output_shape and explicit pads the output is the whole result's window from
-``pads_begin`` (what the CPU plugin computes).
+``pads_begin`` (what the CPU plugin computes). The CPU plugin cannot compile an output_shape
+computed at run time ("Destination memory is undefined"); irrun runs it (tested against the
+plugin with the same values as a constant).
 
 Tolerance (f32 vs the CPU plugin in f32): each output sums ``C_in * prod(kernel) /
 prod(strides)`` products in another order; the tests assert ``rtol=1e-5, atol=1e-5 *
