@@ -455,6 +455,10 @@
     }
     portTable("Inputs", layer.inputs, "input");
     portTable("Outputs", layer.outputs, "output");
+    if (layer.bodies.length) {
+      element("h3", {}, panel, "Sub-graphs (not drawn)");
+      for (const [tag, count] of layer.bodies) element("div", {}, panel, tag + ": " + plural(count, "layer"));
+    }
   }
   const problems = nodes.map((node, index) => index).filter((index) => nodes[index].severity);
   function overviewPanel() {

@@ -231,4 +231,6 @@ def _layer_details(model, layer, diagnostics, index) -> dict:
         "inputs": inputs,
         "outputs": outputs,
         "diagnostics": [_diagnostic(d) for d in diagnostics],
+        # A TensorIterator's, Loop's or If's bodies are not drawn; the panel counts their layers.
+        "bodies": [[tag, len(body.layers)] for tag, body in layer.bodies.items()],
     }

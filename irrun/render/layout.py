@@ -110,7 +110,7 @@ def layered_layout(
         by_span = np.argsort(points_of, kind="stable")
         kept = np.cumsum(points_of[by_span]) <= POINT_BUDGET
         points_of[by_span[~kept]] = 0
-    first_point = count + np.concatenate([[0], np.cumsum(points_of)[:-1]]).astype(np.int64)
+    first_point = count + np.cumsum(points_of) - points_of  # where each edge's points begin
     total = count + int(points_of.sum())
     routed = np.flatnonzero((spans == 1) | (points_of > 0))  # edges that join the ordering
     pieces = points_of[routed] + 1

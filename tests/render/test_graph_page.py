@@ -15,6 +15,7 @@ import tomllib
 
 import irrun
 from irrun.render import layout as layout_module
+from irrun.render.draw import draw
 from irrun.render.graph_page import graph_page, page_data
 from irrun.render.layout import layered_layout
 from tests.helpers.ir_text import dims, net, parameter
@@ -102,6 +103,8 @@ def test_edges_within_a_rank_and_an_empty_graph():
     assert [len(route) for route in layout.routes] == [4, 4]
     empty = layered_layout(np.zeros((0, 2)), np.zeros((0, 2)), [])
     assert (empty.width, empty.height, empty.routes) == (40.0, 40.0, [])
+    alone = layered_layout([[50, 30]], np.zeros((0, 2)), [0])
+    assert (alone.x.tolist(), alone.y.tolist(), alone.routes) == ([45.0], [35.0], [])
 
 
 def test_3000_layers_lay_out_in_well_under_a_second():
@@ -225,11 +228,28 @@ def test_the_page_s_files_are_package_data():
 def test_progress_reports_each_stage(tmp_path):
     calls = []
     model = _concat_model()
-    irrun.render.draw.draw(model, tmp_path / "c.html", progress=lambda *call: calls.append(call))
+    draw(model, tmp_path / "c.html", progress=lambda *call: calls.append(call))
     assert calls == [
         ("laying out", 0, 1), ("laying out", 1, 1), ("drawing", 0, 1), ("drawing", 1, 1),
         ("writing", 0, 1), ("writing", 1, 1),
     ]  # fmt: skip
     calls.clear()
-    irrun.render.draw.draw(model, tmp_path / "c.dot", progress=lambda *call: calls.append(call))
+    draw(model, tmp_path / "c.dot", progress=lambda *call: calls.append(call))
     assert [stage for stage, done, _ in calls if done == 0] == ["laying out", "drawing", "writing"]
+
+
+def test_a_sub_graph_op_counts_its_bodies_layers():
+    body = """<layer id="0" name="loop" type="TensorIterator" version="opset1">
+  <port_map><input external_port_id="0" internal_layer_id="0" axis="0"/>
+  <output external_port_id="1" internal_layer_id="1"/></port_map>
+  <input><port id="0" precision="FP32"><dim>2</dim></port></input>
+  <output><port id="1" precision="FP32"><dim>1</dim></port></output>
+  <body><layers>
+    <layer id="0" name="p" type="Parameter" version="opset1"><data shape="1" element_type="f32"/>
+      <output><port id="0" precision="FP32"><dim>1</dim></port></output></layer>
+    <layer id="1" name="r" type="Result" version="opset1">
+      <input><port id="0" precision="FP32"><dim>1</dim></port></input></layer>
+  </layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></body>
+</layer>"""
+    data = page_data(irrun.load(net(body)))
+    assert [node["layer"]["bodies"] for node in data["nodes"] if "layer" in node] == [[["body", 2]]]
