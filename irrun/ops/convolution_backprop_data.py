@@ -14,7 +14,9 @@ The shape rule and kernel are :mod:`irrun.ops._backprop`'s: output dim
 With output_shape and explicit pads the output is the whole result's window from
 ``pads_begin`` (what the CPU plugin computes). The CPU plugin cannot compile an output_shape
 computed at run time ("Destination memory is undefined"); irrun runs it (tested against the
-plugin with the same values as a constant).
+plugin with the same values as a constant). Negative pads widen the window past the whole
+result, which irrun fills with zeros; the CPU plugin cannot compile them (tested against the
+plugin's unpadded result extended by zeros).
 
 Tolerance (f32 vs the CPU plugin in f32): each output sums ``C_in * prod(kernel) /
 prod(strides)`` products in another order; the tests assert ``rtol=1e-5, atol=1e-5 *

@@ -316,3 +316,20 @@ def test_wrong_output_shape_at_run_time_is_an_execution_error():
     feed = {"x": np.zeros((1, 4, 5, 6), np.float32), "s": np.array([10, 12, 3], np.int64)}
     with pytest.raises(irrun.errors.ExecutionError, match=r"output_shape \[10, 12, 3\] must hold"):
         run_irrun(model_of(node), feed)
+
+
+def test_negative_pads_extend_with_zeros():
+    # The CPU plugin cannot compile negative pads ("could not create a primitive descriptor")
+    # and OpenVINO's core has no evaluator for this op: compare with the plugin's result
+    # without pads, extended by zeros as the negative pads ask.
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((1, 3, 5, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    plain = ops.convolution_backprop_data(parameter(x.shape, name="x"), constant(w), [2, 2],
+                                          None, [0, 0], [0, 0])  # fmt: skip
+    expected = np.pad(run_openvino(model_of(plain), {"x": x})[0], [(0, 0), (0, 0), (1, 0), (0, 2)])
+    negative = ops.convolution_backprop_data(parameter(x.shape, name="x"), constant(w), [2, 2],
+                                             None, [-1, 0], [0, -2])  # fmt: skip
+    check_shapes(negative)
+    got = run_irrun(model_of(negative), {"x": x})[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
