@@ -17,7 +17,9 @@ the output's.
 
 Kernel (``uses_state``): the variable's value when a run before this one wrote it and no reset
 came since (``state.read``), else the initial value, else (ReadValue-6 without an input) zeros
-of the variable shape, which must then be static. Data movement only: bit-exact.
+of the variable shape with its dynamic dims 0: an empty tensor, as the CPU plugin starts a KV
+cache ``[1,2,?,4]`` (OpenVINO's core evaluate wants a static shape); a dynamic rank or type is an
+error when run. Data movement only: bit-exact.
 """
 
 from __future__ import annotations
@@ -110,16 +112,17 @@ class ReadValue6(_ReadValue):
         return [TensorInfo(shape, etype, why=why)]
 
     def initial(self, inputs):
-        """The initial value, or zeros of the declared (static) variable shape."""
+        """The initial value, or zeros of the declared variable shape (its dynamic dims 0)."""
         if inputs:
             return super().initial(inputs)
         shape, etype = self.variable_shape, self.variable_type
-        if not shape.is_static or etype.name == "dynamic":
+        if not shape.rank_is_static or etype.name == "dynamic":
             raise ValueError(
                 f"{self.describe()}: variable {self.variable_id!r} was never written and has no "
-                f"initial value; its zeros need a static shape and type, not {shape} {etype}"
+                f"initial value; its zeros need a known rank and type, not {shape} {etype}"
             )
-        return np.zeros(shape.to_tuple(), dtype=etype.numpy_dtype)
+        sizes = tuple(dim.lower if dim.is_static else 0 for dim in shape)
+        return np.zeros(sizes, dtype=etype.numpy_dtype)
 
 
 def _relaxes(wide: Shape, narrow: Shape) -> bool:

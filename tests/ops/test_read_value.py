@@ -132,12 +132,15 @@ def test_read_value_6_without_an_initial_value_starts_at_zeros():
     assert value.dtype == np.int32 and value.shape == (2, 3) and not value.any()
 
 
-def test_read_value_6_of_a_dynamic_shape_needs_a_written_value():
-    op = bare_op(ReadValue6, _attributes("?,3", "f32"))
-    with pytest.raises(ValueError, match="was never written and has no initial value"):
-        op.evaluate([], state=FakeState())
-    stored = np.ones((4, 3), np.float32)
+def test_read_value_6_of_a_dynamic_shape_starts_empty():
+    """Its dynamic dims are 0 until a value is written (the CPU plugin's empty start)."""
+    op = bare_op(ReadValue6, _attributes("?,3,1..4", "f32"))
+    (value,) = op.evaluate([], state=FakeState())
+    assert value.shape == (0, 3, 0)
+    stored = np.ones((4, 3, 2), np.float32)
     np.testing.assert_array_equal(op.evaluate([], state=FakeState({"v": stored}))[0], stored)
+    with pytest.raises(ValueError, match="its zeros need a known rank and type"):
+        bare_op(ReadValue6, _attributes("...", "f32")).evaluate([], state=FakeState())
 
 
 def test_read_value_without_a_state_does_not_run():
@@ -166,3 +169,64 @@ def test_read_value_6_errors_are_reported(data, init, code, fragment):
     found = diagnostic(validated(net).errors, code)
     assert fragment in found.message, found.message
     assert found.line == line_of(net.text(), '<port id="0"', within="rv")
+
+
+def _kv_cache(initialised: bool):
+    """The KV-cache pattern of converted LLMs: a variable ``[?,2,?,4]`` (``[1,2,?,4]`` without
+    an initial value), initialised by a Broadcast of zeros to ``[batch, 2, 0, 4]`` (batch read
+    by ShapeOf) or starting empty, concatenated with the new entries along axis 2 and assigned
+    back; the Result is the whole cache."""
+    import openvino.opset1 as opset1
+    import openvino.opset8 as opset8
+
+    x = parameter("[?,2,?,4]" if initialised else "[1,2,?,4]", name="x")
+    if initialised:
+        batch = opset8.gather(opset3.shape_of(x), opset1.constant(np.array([0])),
+                              opset1.constant(np.array(0)))  # fmt: skip
+        target = opset1.concat([batch, opset1.constant(np.array([2, 0, 4]))], 0)
+        zeros = opset3.broadcast(opset1.constant(np.float32(0)), target)
+        variable = _variable("cache", "[?,2,?,4]", "f32")
+        reader = opset6.read_value(zeros, variable)
+    else:
+        variable = _variable("cache", "[1,2,?,4]", "f32")
+        reader = opset6.read_value(variable)
+    cache = opset1.concat([reader, x], 2)
+    writer = opset6.assign(cache, variable)
+    return ov.Model([opset1.result(cache)], [writer], [x], "kv")
+
+
+def _grow(run, reset):
+    """The cache after runs adding 1, 2, 1 entries, a reset and 3 entries; each run's output
+    checked against the entries fed since the last reset."""
+    rng = np.random.default_rng(0)
+    fed = []
+    for steps in (1, 2, 1, "reset", 3):
+        if steps == "reset":
+            reset()
+            fed = []
+            continue
+        feed = rng.standard_normal((1, 2, steps, 4)).astype(np.float32)
+        fed.append(feed)
+        got = run(feed)
+        np.testing.assert_array_equal(got, np.concatenate(fed, axis=2))
+    assert got.shape == (1, 2, 3, 4)
+
+
+@pytest.mark.parametrize("initialised", [False, True])
+def test_a_growing_kv_cache_keeps_every_entry(initialised, tmp_path):
+    import irrun
+    from tests.helpers.openvino_oracle import save
+
+    model = _kv_cache(initialised)
+    check_shapes(model)
+    loaded = irrun.load(save(model, tmp_path))
+    _grow(lambda x: next(iter(loaded.run({"x": x}).values())), loaded.reset_state)
+
+
+def test_a_growing_kv_cache_matches_openvino():
+    """OpenVINO's CPU plugin, on the cache that starts empty (it refuses to compile the
+    Broadcast-initialised one: "Invalid graph status")."""
+    request = ov.Core().compile_model(_kv_cache(False), "CPU",
+                                      {"INFERENCE_PRECISION_HINT": "f32"})  # fmt: skip
+    request = request.create_infer_request()
+    _grow(lambda x: request.infer({"x": x})[0], request.reset_state)
