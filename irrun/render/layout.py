@@ -143,6 +143,13 @@ def layered_layout(
     fed[lower] = True
     pull_down = np.where(fed[upper], 1.0, 0.05)  # how much an upper end pulls its lower end
     pull_up = np.ones(len(upper))
+    # A link of a chain (the only edge out of its upper end and into its lower end) pulls
+    # harder: chains of layers are read best as straight columns.
+    link = (np.bincount(upper, minlength=total)[upper] == 1) & (
+        np.bincount(lower, minlength=total)[lower] == 1
+    )
+    pull_down = np.where(link, 8.0 * pull_down, pull_down)
+    pull_up = np.where(link, 8.0, pull_up)
     place = _places(keys, all_ranks)
     for _ in range(sweeps):
         for near, far, pulls in ((lower, upper, pull_down), (upper, lower, pull_up)):
