@@ -16,7 +16,7 @@ from irrun.ops.base import TensorInfo
 from irrun.ops.gru_cell import GRUCell
 from irrun.shape import Shape
 from tests.helpers.openvino_oracle import check_shapes, model_of, parameter, run_irrun, run_openvino
-from tests.helpers.strategies import bare_op, op_settings, shape_around
+from tests.helpers.strategies import bare_op, diagnostic, edited_report, op_settings, shape_around
 
 NAMES = ("x", "h", "w", "r", "b")
 #: Mostly one element type; now and then another (refused) or dynamic (merged).
@@ -130,3 +130,30 @@ def test_mismatched_bias_is_reported():
 def test_wrong_activation_count_is_reported():
     with pytest.raises(IRError, match="GRUCell-3 needs 2, but 1 are given"):
         bare_op(GRUCell, {"hidden_size": "4", "activations": "tanh"})
+
+
+@pytest.mark.parametrize(
+    "old, new, code, fragment, needle",
+    [
+        ('linear_before_reset="false"', 'linear_before_reset="true"', "input-dims",
+         "B [12] must have 4 * hidden size = 4 * 4 = 16 in dim 0, but it has 12", '<port id="4"'),
+        ('activations="sigmoid, tanh"', 'activations="sigmoid"', "attribute-value",
+         "GRUCell-3 needs 2, but 1 are given", "<data"),
+    ],
+)  # fmt: skip
+def test_gru_cell_errors_are_reported_at_their_line(old, new, code, fragment, needle):
+    x, h = parameter([2, 3], name="x"), parameter([2, 4], name="h")
+    w, r, b = parameter([12, 3], name="w"), parameter([12, 4], name="r"), parameter([12], name="b")
+    model = model_of(opset3.gru_cell(x, h, w, r, b, 4))
+
+    def edit(text):
+        start = text.index('type="GRUCell"')
+        end = text.index("</layer>", start)
+        assert old in text[start:end]
+        return text[:start] + text[start:end].replace(old, new, 1) + text[end:]
+
+    report, text = edited_report(model, edit)
+    found = diagnostic(report.errors, code)
+    assert fragment in found.message, found.message
+    offset = text.index(needle, text.index('type="GRUCell"'))
+    assert found.line == text.count("\n", 0, offset) + 1

@@ -16,7 +16,7 @@ from irrun.ops.base import TensorInfo
 from irrun.ops.lstm_sequence import LSTMSequence
 from irrun.shape import Shape
 from tests.helpers.openvino_oracle import check_shapes, model_of, parameter, run_irrun, run_openvino
-from tests.helpers.strategies import bare_op, op_settings, shape_around
+from tests.helpers.strategies import bare_op, diagnostic, edited_report, op_settings, shape_around
 
 NAMES = ("x", "h", "c", "l", "w", "r", "b")
 #: Mostly one element type; now and then another (refused) or dynamic (merged).
@@ -248,3 +248,34 @@ def test_onnx_lstm_as_openvino_converts_it_is_checked_and_matches_cpu_plugin(tmp
     static.reshape({name: list(value.shape) for name, value in feed.items()})
     for name, expected in zip(got, run_openvino(static, feed)):
         np.testing.assert_allclose(got[name], expected, **tolerance(5))
+
+
+@pytest.mark.parametrize(
+    "old, new, code, fragment, needle",
+    [
+        ('direction="forward"', 'direction="bidirectional"', "input-dims",
+         "initial_hidden_state [2,1,3] has 1 directions (dim 1), but direction='bidirectional' "
+         "means 2", '<port id="1"'),
+        ('direction="forward"', 'direction="sideways"', "attribute-value",
+         "attribute direction='sideways' is not one of forward, reverse, bidirectional", "<data"),
+        ('clip="0"', 'clip="none"', "attribute-value", "attribute clip='none' is not", "<data"),
+        ('activations="sigmoid, tanh, tanh"', 'activations="sigmoid, tanh, gelu"',
+         "attribute-value", "'gelu' is not an activation OpenVINO knows", "<data"),
+    ],
+)  # fmt: skip
+def test_lstm_sequence_errors_are_reported_at_their_line(old, new, code, fragment, needle):
+    shapes = _shapes(2, 4, 5, 3, 1)
+    model = _model(shapes, 3, "forward")
+
+    def edit(text):
+        start = text.index('type="LSTMSequence"')
+        end = text.index("</layer>", start)
+        assert old in text[start:end]
+        return text[:start] + text[start:end].replace(old, new, 1) + text[end:]
+
+    report, text = edited_report(model, edit)
+    found = diagnostic(report.errors, code)
+    assert fragment in found.message, found.message
+    start = text.index('type="LSTMSequence"')
+    offset = text.index(needle, start)
+    assert found.line == text.count("\n", 0, offset) + 1
