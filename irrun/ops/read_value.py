@@ -45,7 +45,8 @@ class _ReadValue(Op):
             )
         stored = state.read(self.variable_id)
         if stored is not None:
-            return [stored]
+            # a copy: the value stays the variable's whatever the layers after this one do
+            return [np.array(stored, copy=True)]
         return [self.initial(inputs)]
 
     def initial(self, inputs):

@@ -124,6 +124,8 @@ def test_read_value_gives_the_stored_value_else_the_initial_one():
     stored = np.full((2, 3), 7, np.float32)
     (value,) = op.evaluate([init], state=FakeState({"v": stored, "w": init}))
     np.testing.assert_array_equal(value, stored)
+    value[0, 0] = -1  # what reads the output cannot change the variable
+    assert stored[0, 0] == 7
 
 
 def test_read_value_6_without_an_initial_value_starts_at_zeros():
