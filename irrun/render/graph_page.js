@@ -460,7 +460,7 @@
       for (const [tag, count] of layer.bodies) element("div", {}, panel, tag + ": " + plural(count, "layer"));
     }
   }
-  const problems = nodes.map((node, index) => index).filter((index) => nodes[index].severity);
+  const problems = nodes.map((node, index) => index).filter((index) => nodes[index].severity && !nodes[index].copy);
   function overviewPanel() {
     element("h2", {}, panel, data.name);
     element("div", { class: "sub" }, panel, data.kind + " · " + plural(data.layer_count, "layer") + " · " + data.file);
@@ -505,6 +505,7 @@
 
   // -- search -----------------------------------------------------------------------------------
   const haystack = nodes.map((node) => {
+    if (node.copy) return "";  // a shared constant's copy: its first box is found
     const layer = node.layer;
     const words = [node.title, node.key];
     if (layer) words.push(layer.name, layer.type, layer.op, String(layer.id));

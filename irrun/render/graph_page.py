@@ -89,7 +89,11 @@ def page_data(model, report=None, *, around=None, radius=2) -> dict:
     from irrun.render.layout import layered_layout
 
     drawn = scene(model, report, around, radius)
+    copies = _copy_shared_constants(drawn)
     keys = [key for generation in drawn.generations for key in generation]
+    keys += sorted(copies, key=lambda key: (copies[key].generation, copies[key].slot))
+    keys.sort(key=lambda key: drawn.nodes.get(key, copies.get(key)).generation)
+    drawn.nodes.update(copies)
     index = {key: position for position, key in enumerate(keys)}
     nodes = [drawn.nodes[key] for key in keys]
     sizes = np.array([_box_size(node) for node in nodes]).reshape(-1, 2)
@@ -105,8 +109,11 @@ def page_data(model, report=None, *, around=None, radius=2) -> dict:
     by_layer, unplaced = problems(report)
     layers = dict(model.graph.nodes(data="layer"))
     boxes = []
+    details = {}
     for position, node in enumerate(nodes):
-        layer = layers.get(int(node.key[1:])) if node.key.startswith("L") else None
+        layer = (
+            layers.get(int(node.key[1:].partition("#")[0])) if node.key.startswith("L") else None
+        )
         diagnostics = by_layer.get(layer.id, ()) if layer is not None else ()
         box = {
             "key": node.key,
@@ -122,7 +129,11 @@ def page_data(model, report=None, *, around=None, radius=2) -> dict:
             "cut": node.cut,
         }
         if layer is not None:
-            box["layer"] = _layer_details(model, layer, diagnostics, index)
+            if layer.id not in details:
+                details[layer.id] = _layer_details(model, layer, diagnostics, index)
+            box["layer"] = details[layer.id]
+            if "#" in node.key:
+                box["copy"] = True  # search and the problem list show the first box only
         else:
             box["end"] = node.tooltip[0] if node.tooltip else node.title
         boxes.append(box)
@@ -150,6 +161,35 @@ def page_data(model, report=None, *, around=None, radius=2) -> dict:
         ],  # fmt: skip
         "unplaced": [_diagnostic(d) for d in unplaced],
     }
+
+
+def _copy_shared_constants(drawn) -> dict:
+    """Give each consumer of a shared Const its own copy of the box, just above it.
+
+    A constant that layers far apart read (a scalar axis, a shape) would send edges across
+    the whole model; as in Netron, each consumer but the first gets a copy (key
+    ``L<id>#<n>``) and its edge comes from that. Returns the copies; ``drawn.edges`` is
+    rewired in place.
+    """
+    from dataclasses import replace
+
+    fed: dict[str, list] = {}
+    for edge in drawn.edges:
+        fed.setdefault(edge.tail, []).append(edge)
+    sources = {edge.head for edge in drawn.edges}
+    copies = {}
+    for key, edges in fed.items():
+        node = drawn.nodes.get(key)
+        if node is None or node.role != "Const" or len(edges) < 2 or key in sources:
+            continue
+        edges = sorted(edges, key=lambda edge: drawn.nodes[edge.head].generation)
+        for number, edge in enumerate(edges[1:], start=1):
+            consumer = drawn.nodes[edge.head]
+            copy = replace(node, key=f"{key}#{number}", generation=consumer.generation - 1,
+                           slot=consumer.slot, cut=False, center=False)  # fmt: skip
+            copies[copy.key] = copy
+            edge.tail = copy.key
+    return copies
 
 
 def _box_size(node) -> tuple[float, float]:

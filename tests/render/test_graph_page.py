@@ -18,7 +18,7 @@ from irrun.render import layout as layout_module
 from irrun.render.draw import draw
 from irrun.render.graph_page import graph_page, page_data
 from irrun.render.layout import layered_layout
-from tests.helpers.ir_text import dims, net, parameter
+from tests.helpers.ir_text import Net, dims, net, parameter
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "ir"
@@ -253,3 +253,27 @@ def test_a_sub_graph_op_counts_its_bodies_layers():
 </layer>"""
     data = page_data(irrun.load(net(body)))
     assert [node["layer"]["bodies"] for node in data["nodes"] if "layer" in node] == [[["body", 2]]]
+
+
+def test_a_shared_constant_gets_a_copy_above_each_later_consumer():
+    # x -> add1(x, k) -> relu -> add2(relu, k): k is drawn above add1 and again above add2.
+    built = Net()
+    x = built.param("x", "2")
+    k = built.const("k", np.ones(2, np.float32))
+    first = built.op("add1", "Add", "opset1", None, [x, k], [2])
+    x = built.op("relu", "Relu", "opset1", None, [first], [2])
+    x = built.op("add2", "Add", "opset1", None, [x, k], [2])
+    built.result(x, "y")
+    model = irrun.load(built.text(), bytes(built.blob))
+    data = page_data(model, model.validate())
+    rows = {node["key"]: node["y"] for node in data["nodes"]}
+    assert sorted(rows) == ["L0", "L1", "L1#1", "L2", "L3", "L4", "L5"]
+    assert rows["L1"] < rows["L2"] and rows["L3"] == rows["L1#1"] < rows["L4"]  # the row above
+    copy = next(node for node in data["nodes"] if node["key"] == "L1#1")
+    original = next(node for node in data["nodes"] if node["key"] == "L1")
+    assert copy["copy"] and "copy" not in original and copy["layer"] == original["layer"]
+    index = {node["key"]: position for position, node in enumerate(data["nodes"])}
+    assert sorted((edge["tail"], edge["head"]) for edge in data["edges"]) == sorted(
+        [(index["L0"], index["L2"]), (index["L1"], index["L2"]), (index["L2"], index["L3"]),
+         (index["L3"], index["L4"]), (index["L1#1"], index["L4"]), (index["L4"], index["L5"])]
+    )  # fmt: skip
