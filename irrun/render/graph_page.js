@@ -115,6 +115,9 @@
       transform: "translate(" + (node.x - node.w / 2) + "," + (node.y - node.h / 2) + ")",
       "data-index": index, "data-key": node.key,
     });
+    // The whole name on hover: a box shows at most 48 characters of it.
+    const layer = node.layer;
+    svgElement("title", {}, group, layer ? (layer.name || "layer " + layer.id) + " (" + layer.op + ")" : node.end);
     svgElement("rect", { width: node.w, height: node.h, rx: node.role === "open" ? node.h / 2 : 5 }, group);
     svgElement("text", { class: "title", x: node.w / 2, y: 16 }, group, node.title);
     node.lines.forEach((line, row) => {
@@ -358,6 +361,8 @@
       if (options && options.center) centerOn(nodes[index]);
       else applyView();
     }
+    // The address names the selected layer: a link to the page with #L12 opens at it.
+    history.replaceState(null, "", index === null ? location.pathname + location.search : "#" + nodes[index].key);
     showPanel();
   }
 
@@ -574,6 +579,8 @@
   // -- start --------------------------------------------------------------------------------------
   showPanel();
   initialView();
+  const linked = nodes.findIndex((node) => "#" + node.key === decodeURIComponent(location.hash));
+  if (linked >= 0) select(linked, { center: true });
   timings.started = performance.now();
   requestAnimationFrame(() => {
     timings.frame = performance.now();

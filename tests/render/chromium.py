@@ -122,8 +122,11 @@ class Browser:
 
     # -- what a test does ---------------------------------------------------------------------
     def open(self, path) -> float:
-        """Load a local file and wait until the page says it is ready; return the seconds."""
+        """Load a local file (``page.html#fragment`` too) and wait until the page says it is
+        ready; return the seconds."""
         start = time.monotonic()
+        # From a blank page: the same file with another #fragment would not load anew.
+        self.command("Page.navigate", url="about:blank")
         self._events.clear()
         self.command("Page.navigate", url=f"file://{os.path.abspath(path)}")
         self.wait_for_event("Page.loadEventFired")

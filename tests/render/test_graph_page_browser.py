@@ -191,6 +191,23 @@ def test_search_click_and_panel(browser, tmp_path):
     assert _png_size(data) == (WIDTH, HEIGHT)
 
 
+def test_the_address_names_the_selected_layer_and_opens_at_it(browser, tmp_path):
+    page = tmp_path / "small.html"
+    invoke("graph", _small_model(tmp_path), "-o", page)
+    browser.open(page)
+    browser.click(*browser.center_of('[data-key="L3"]'))
+    assert browser.evaluate("location.hash") == "#L3"
+    browser.open(f"{page}#L2")
+    assert _panel(browser).splitlines()[0] == "join"
+    titles = browser.evaluate(
+        "[...document.querySelectorAll('.node > title')].map(t => t.textContent)"
+    )
+    assert sorted(titles) == [
+        "join (Concat-1)", "left (Parameter-1)", "output (Result-1)", "right (Parameter-1)",
+        "scale (MyScale extension)",
+    ]  # fmt: skip
+
+
 def test_search_by_type_marks_every_match(browser, tmp_path):
     page = tmp_path / "small.html"
     invoke("graph", _small_model(tmp_path), "-o", page)
