@@ -30,6 +30,7 @@ class Bucketize(Op):
     )
 
     def setup(self):
+        """Check the output type (i32 or i64)."""
         if self.output_type.name not in ("i32", "i64"):
             self.context.error(
                 "attribute-value",

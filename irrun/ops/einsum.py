@@ -103,6 +103,7 @@ class Einsum(Op):
     attributes = (Attribute("equation", "string", "", required=True),)
 
     def setup(self):
+        """Parse the equation once (``attribute-value`` when OpenVINO would refuse it)."""
         try:
             self.parsed = parse_equation(self.equation)
         except EquationError as exc:

@@ -32,6 +32,7 @@ class Reverse(Op):
     attributes = (Attribute("mode", "enum", "index", required=True, choices=("index", "mask")),)
 
     def setup(self):
+        """Report a Reverse layer outside opset1 (OpenVINO's reader refuses it)."""
         opset = getattr(self.layer, "opset", None)
         if opset is not None and opset != 1:
             self.context.error(

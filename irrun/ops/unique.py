@@ -56,6 +56,7 @@ class Unique(Op):
     )
 
     def setup(self):
+        """Check the two output index types (i32 or i64)."""
         for name in ("index_element_type", "count_element_type"):
             value = getattr(self, name)
             if value.name not in ("i32", "i64"):
