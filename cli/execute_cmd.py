@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 import click
 from irrun.cli.common import (
@@ -121,7 +122,7 @@ def resolve_inputs(model, inputs_path, seed, shape_texts, save_inputs_path):
 @click.option(
     "--no-progress",
     is_flag=True,
-    help="No progress bar (it is shown only on a terminal, for models that take a while).",
+    help="No progress bar (it is shown only on a terminal, for runs that take a while).",
 )
 @handle_errors
 def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs, output_path,
@@ -169,7 +170,7 @@ def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
                 err=True,
             )
 
-    bar = None if no_progress or trace else ProgressBar.on_terminal(len(models[0].layers))
+    bar = None if no_progress or trace else ProgressBar.on_terminal()
     try:
         results = run(
             models[0],
@@ -208,28 +209,33 @@ def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
 
 
 class ProgressBar:
-    """A one-line progress bar on standard error, drawn only on a terminal: a ``progress``
-    callback for :func:`irrun.run` (``bar(done, total)``)."""
+    """A one-line progress bar on standard error, drawn only on a terminal and only once a
+    run has taken :attr:`DELAY` seconds: a ``progress`` callback for :func:`irrun.run`
+    (``bar(done, total)``)."""
 
-    #: Models with fewer layers finish before a bar would be worth drawing.
-    MIN_LAYERS = 200
+    #: Runs shorter than this finish before a bar is worth drawing (seconds).
+    DELAY = 0.3
     WIDTH = 30
 
-    def __init__(self, stream):
+    def __init__(self, stream, clock=time.monotonic):
         self.stream = stream
+        self.clock = clock
+        self.started = clock()
         self.drawn = False
 
     @classmethod
-    def on_terminal(cls, layers: int, stream=None):
-        """A bar when ``stream`` (standard error) is a terminal and the model is large
-        enough; else ``None`` (silent when piped)."""
+    def on_terminal(cls, stream=None, clock=time.monotonic):
+        """A bar when ``stream`` (standard error) is a terminal; else ``None`` (silent when
+        piped)."""
         stream = stream if stream is not None else sys.stderr
         isatty = getattr(stream, "isatty", None)
-        if layers < cls.MIN_LAYERS or isatty is None or not isatty():
+        if isatty is None or not isatty():
             return None
-        return cls(stream)
+        return cls(stream, clock)
 
     def __call__(self, done: int, total: int) -> None:
+        if not self.drawn and self.clock() - self.started < self.DELAY:
+            return
         filled = self.WIDTH * done // max(total, 1)
         bar = "#" * filled + "-" * (self.WIDTH - filled)
         self.stream.write(f"\rrunning [{bar}] {done}/{total} layers")

@@ -103,15 +103,18 @@ def test_threads_option(erf_xml):
     assert result.exit_code == 2
 
 
-def test_progress_bar_only_on_a_terminal():
+def test_progress_bar_only_on_a_terminal_and_for_runs_that_take_a_while():
     class Terminal(io.StringIO):
         def isatty(self):
             return True
 
-    assert ProgressBar.on_terminal(10_000, io.StringIO()) is None  # piped: silent
-    assert ProgressBar.on_terminal(10, Terminal()) is None  # too small to bother
+    now = [0.0]
+    assert ProgressBar.on_terminal(io.StringIO()) is None  # piped: silent
     stream = Terminal()
-    bar = ProgressBar.on_terminal(10_000, stream)
+    bar = ProgressBar.on_terminal(stream, clock=lambda: now[0])
+    bar(10, 100)
+    assert stream.getvalue() == ""  # a run this quick draws nothing
+    now[0] = 1.0
     bar(50, 100)
     bar.close()
     assert "running [###############---------------] 50/100 layers" in stream.getvalue()
