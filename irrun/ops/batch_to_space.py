@@ -96,6 +96,16 @@ class BatchToSpace(Op):
                              "BatchToSpace with a batch block of 1 only")  # fmt: skip
         spatial = list(data.shape[1:])
         n = len(spatial)
+        if min(blocks) < 1 or data.shape[0] % math.prod(blocks):
+            raise ValueError(
+                f"{self.describe()}: the batch {data.shape[0]} of data "
+                f"{list(data.shape)} is no multiple of prod(block_shape {blocks})"
+            )
+        if min(begin + end) < 0 or any(
+            b + e > d * k for b, e, d, k in zip(begin[1:], end[1:], data.shape[1:], blocks[1:])
+        ):
+            raise ValueError(f"{self.describe()}: crops {begin}, {end} must be 0 or more and fit "
+                             f"the stretched dims of data {list(data.shape)}")  # fmt: skip
         batch = data.shape[0] // math.prod(blocks)
         split = data.reshape(blocks[1:] + [batch] + spatial)
         order = [n] + [i for j in range(n) for i in (n + 1 + j, j)]

@@ -64,6 +64,11 @@ class ShuffleChannels(Op):
         data = np.asarray(inputs[0])
         axis = self.axis % data.ndim
         size = data.shape[axis]
+        if size % self.group:
+            raise ValueError(
+                f"{self.describe()}: the dim {size} at axis {self.axis} of data "
+                f"{list(data.shape)} is no multiple of group {self.group}"
+            )
         split = data.reshape(data.shape[:axis] + (self.group, size // self.group)
                              + data.shape[axis + 1 :])  # fmt: skip
         return [np.array(np.swapaxes(split, axis, axis + 1).reshape(data.shape), order="C")]

@@ -89,6 +89,11 @@ class SpaceToBatch(Op):
         padded = padded[window]
         batch, *spatial = padded.shape
         n = len(spatial)
+        if min(blocks) < 1 or any(d % b for d, b in zip(spatial, blocks[1:])):
+            raise ValueError(
+                f"{self.describe()}: the padded dims {spatial} of data "
+                f"{list(data.shape)} must divide by block_shape {blocks[1:]}"
+            )
         split_shape = [batch] + [x for d, b in zip(spatial, blocks[1:]) for x in (d // b, b)]
         order = [2 + 2 * j for j in range(n)] + [0] + [1 + 2 * j for j in range(n)]
         out_shape = [batch * math.prod(blocks)] + [d // b for d, b in zip(spatial, blocks[1:])]

@@ -132,3 +132,16 @@ def test_float_blocks_are_reported():
     net.result(net.op("s", "BatchToSpace", "opset2", None, [x, *consts], [2, 4]))
     (error,) = validated(net).errors
     assert error.code == "index-type" and "block_shape must be an integer tensor" in error.message
+
+
+def test_kernels_refuse_inputs_that_do_not_divide():
+    from irrun.ops.batch_to_space import BatchToSpace
+    from irrun.ops.space_to_batch import SpaceToBatch
+    from tests.helpers.strategies import bare_op
+
+    zeros = np.zeros((3, 4), np.float32)
+    blocks, none = np.array([1, 2]), np.array([0, 0])
+    with pytest.raises(ValueError, match=r"the batch 3 of data \[3, 4\] is no multiple"):
+        bare_op(BatchToSpace, {}).evaluate([zeros, blocks, none, none])
+    with pytest.raises(ValueError, match=r"the padded dims \[5\] of data \[3, 4\] must divide"):
+        bare_op(SpaceToBatch, {}).evaluate([zeros, blocks, np.array([0, 1]), none])

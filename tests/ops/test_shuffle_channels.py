@@ -55,3 +55,12 @@ def test_refusals_are_reported(shape, attrs, code, fragment):
     assert error.code == code and fragment in error.message, error.message
     if code == "input-dims":
         assert error.line == line_of(net.text(), '<port id="0"', within="s")
+
+
+def test_kernel_refuses_a_dim_the_group_does_not_divide():
+    from irrun.ops.shuffle_channels import ShuffleChannels
+    from tests.helpers.strategies import bare_op
+
+    op = bare_op(ShuffleChannels, {"axis": "1", "group": "4"})
+    with pytest.raises(ValueError, match=r"the dim 6 at axis 1 of data \[1, 6\] is no multiple"):
+        op.evaluate([np.zeros((1, 6), np.float32)])
