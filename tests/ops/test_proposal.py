@@ -61,7 +61,7 @@ CASES = [
     ({"clip_after_nms": True, "normalize": True}, [80, 96, 1.0]),
     ({"clip_before_nms": False}, [80, 96, 1.0, 1.0]),
     ({"post_nms_topn": U(200), "pre_nms_topn": U(1000), "min_size": U(1)}, [80, 96, 1.0]),
-    ({"box_size_scale": 2.0, "box_coordinate_scale": 3.0, "min_size": U(30)}, [80, 96, 0.5, 2.0]),
+    ({"box_size_scale": 2.0, "box_coordinate_scale": 3.0, "min_size": U(8)}, [80, 96, 0.5, 2.0]),
 ]
 
 
