@@ -322,9 +322,19 @@ class _Recurrent(Op):
         """The activations as NumPy functions in the working type."""
         return [_activation(name, work(alpha), work(beta)) for name, alpha, beta in self.functions]
 
-    def step(self, xw, states, r, b, functions, clip):
-        """One time step: ``xw`` is ``X W^T`` of this step ``[batch, gates * hidden]``;
-        returns the new states (H, and C for LSTM)."""
+    def recurrence(self, r):
+        """R transposed into contiguous matrices, once per direction (NumPy's matmul with a
+        transposed view is several times slower): ``R^T`` (GRU: that of z and r, and that of
+        h apart, which multiplies ``r * H`` or ``H`` alone)."""
+        if self.kind != "gru":
+            return (np.ascontiguousarray(r.T),)
+        size = r.shape[1]
+        return np.ascontiguousarray(r[: 2 * size].T), np.ascontiguousarray(r[2 * size :].T)
+
+    def step(self, xw, states, recurrence, b, functions, clip):
+        """One time step: ``xw`` is ``X W^T`` of this step ``[batch, gates * hidden]``,
+        ``recurrence`` what :meth:`recurrence` made of R; returns the new states (H, and C
+        for LSTM)."""
         if clip > 0:
             bound = xw.dtype.type(clip)
 
@@ -338,26 +348,24 @@ class _Recurrent(Op):
         h = states[0]
         size = h.shape[1]
         if self.kind == "rnn":
-            return (functions[0](clipped(xw + (h @ r.T + b))),)
+            return (functions[0](clipped(xw + (h @ recurrence[0] + b))),)
         if self.kind == "lstm":
             f_act, g_act, h_act = functions
-            gates = xw + (h @ r.T + b)
+            gates = xw + (h @ recurrence[0] + b)
             c = states[1]
             f, i, candidate, o = (gates[:, k * size : (k + 1) * size] for k in range(4))
             f, i, o = f_act(clipped(f)), f_act(clipped(i)), f_act(clipped(o))
             cell = f * c + i * g_act(clipped(candidate))
             return (o * h_act(cell), cell)
         f_act, g_act = functions
-        hr = h @ r[: 2 * size].T
+        zr, rh = recurrence
+        hr = h @ zr
         z = f_act(clipped(xw[:, :size] + (hr[:, :size] + b[:size])))
         reset = f_act(clipped(xw[:, size : 2 * size] + (hr[:, size:] + b[size : 2 * size])))
-        rh = r[2 * size :]
         if self.linear_before_reset:
-            hidden = xw[:, 2 * size :] + (
-                reset * (h @ rh.T + b[3 * size :]) + b[2 * size : 3 * size]
-            )
+            hidden = xw[:, 2 * size :] + (reset * (h @ rh + b[3 * size :]) + b[2 * size : 3 * size])
         else:
-            hidden = xw[:, 2 * size :] + ((reset * h) @ rh.T + b[2 * size : 3 * size])
+            hidden = xw[:, 2 * size :] + ((reset * h) @ rh + b[2 * size : 3 * size])
         hidden = g_act(clipped(hidden))
         return ((1 - z) * hidden + z * h,)
 
@@ -433,7 +441,8 @@ class RecurrentCell(_Recurrent):
         states = self.state_count
         x = arrays[0]
         w, r, b = (arrays[states + k] for k in (1, 2, 3))
-        result = self.step(x @ w.T, arrays[1:states + 1], r, b, self.activation_functions(work),
+        result = self.step(x @ np.ascontiguousarray(w.T), arrays[1:states + 1],
+                           self.recurrence(r), b, self.activation_functions(work),
                            self.clip)  # fmt: skip
         return [np.asarray(s).astype(dtype, copy=False) for s in result]
 
@@ -567,13 +576,15 @@ class RecurrentSequence(_Recurrent):
         batch, steps = x.shape[0], x.shape[1]
         if backwards:
             x = _reversed(x, lengths)
-        xw = x @ w.T  # every step at once: [batch, seq_len, gates * hidden]
+        # every step at once: [batch, seq_len, gates * hidden]
+        xw = (x.reshape(-1, x.shape[2]) @ np.ascontiguousarray(w.T)).reshape(batch, steps, -1)
+        recurrence = self.recurrence(r)
         hidden = r.shape[1]
         y = np.zeros((batch, steps, hidden), dtype=x.dtype)
         last = lengths - 1  # the step whose state is final
         finals = [np.zeros((batch, hidden), dtype=x.dtype) for _ in states]
         for t in range(steps):
-            states = self.step(xw[:, t], states, r, b, functions, self.clip)
+            states = self.step(xw[:, t], states, recurrence, b, functions, self.clip)
             y[:, t] = states[0]
             ending = (last == t)[:, None]
             finals = [np.where(ending, s, f) for s, f in zip(states, finals)]
