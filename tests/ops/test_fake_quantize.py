@@ -104,6 +104,22 @@ def test_other_types_are_bit_exact_with_reference(etype, levels):
     np.testing.assert_array_equal(got, _reference(node, arrays, dtype))
 
 
+def test_inverted_and_empty_input_ranges_match_reference_and_cpu_plugin():
+    """il > ih (the min and max of the two bound the data) and il == ih (everything clamps)."""
+    x = np.random.default_rng(0).normal(size=(2, 3, 4)).astype(np.float32) * 2
+    low = np.array([[[-1], [1], [0.5]]], np.float32)
+    high = np.array([[[1], [-1], [0.5]]], np.float32)
+    arrays = [x, low, high, np.array(-0.5, np.float32), np.array(3, np.float32)]
+    names = ["x", "il", "ih", "ol", "oh"]
+    node = opset1.fake_quantize(*[parameter(a.shape, name=n) for a, n in zip(arrays, names)], 16)
+    model = model_of(node)
+    feed = dict(zip(names, arrays))
+    got = run_irrun(model, feed)[0]
+    np.testing.assert_array_equal(got, run_openvino(model, feed)[0])
+    np.testing.assert_array_equal(got, _reference(node, arrays, np.float32))
+    np.testing.assert_array_equal(got[:, 2], -0.5)
+
+
 def test_values_at_the_limits_and_ties():
     op = bare_op(FakeQuantize, {"levels": "3"})
     x = np.array([-1.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.5, np.nan], np.float32)
