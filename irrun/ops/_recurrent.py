@@ -563,8 +563,9 @@ class RecurrentSequence(_Recurrent):
                    "bidirectional": (False, True)}[self.direction]  # fmt: skip
         ys, finals = [], []
         for d, backwards in enumerate(reverse):
-            y, final = self._direction(x, lengths, [s[:, d] for s in initial], w[d], r[d], b[d],
-                                       functions, backwards)  # fmt: skip
+            starts = [np.ascontiguousarray(s[:, d]) for s in initial]
+            y, final = self._direction(x, lengths, starts, w[d], r[d], b[d], functions,
+                                       backwards)  # fmt: skip
             ys.append(y)
             finals.append(final)
         outputs = [np.stack(ys, axis=1)]
