@@ -452,11 +452,6 @@ class RecurrentSequence(_Recurrent):
 
     direction = "forward"
 
-    @property
-    def lengths_index(self) -> int:
-        """The position of sequence_lengths (after the states)."""
-        return 1 + self.state_count
-
     def expected_shape(self, index: int) -> str:
         """The shape of input ``index`` in words."""
         states, d = self.state_count, "num_directions"
