@@ -88,7 +88,7 @@ def read_layers(graph: Graph, elements, state: ReadState, fragment: bool,
     walker = state.walker
     if walker is not None and not isinstance(elements, list):
         records = walker.layers(elements, line_offset, fragment, state.texts)
-    children = elements if records is None else None
+    children = None  # the elements as a list, once a layer is handed back
     append = graph.layers.append
     for item in elements if records is None else records:
         if records is not None and type(item) is int:  # handed back: read from its element
@@ -146,11 +146,7 @@ def layer_record(element, file: str, fragment: bool, line_offset: int) -> tuple 
 
 def _checked_layer(element, name, layer_type, version, fragment, file, line) -> int:
     """The id of a ``<layer>``, after the checks of :func:`layer_record`."""
-    text = element.get("id")
-    if text is not None and len(text) < 19 and text.isdigit() and text.isascii():
-        number = int(text)
-    else:
-        number = layer_id(element, file, line)
+    number = layer_id(element, file, line)
     if not fragment and (name is None or layer_type is None or version is None):
         missing = next(n for n, v in (("name", name), ("type", layer_type),
                                       ("version", version)) if v is None)  # fmt: skip
