@@ -67,7 +67,6 @@
   }
   const viewport = svgElement("g", { id: "viewport" }, svg);
   const edgeLayer = svgElement("g", { id: "edges" }, viewport);
-  const labelLayer = svgElement("g", { id: "edge-labels" }, viewport);
   const nodeLayer = svgElement("g", { id: "nodes" }, viewport);
 
   // -- drawing ------------------------------------------------------------------------------

@@ -66,6 +66,14 @@ def test_html_writes_the_interactive_page(tmp_path, extension):
     assert sorted(names) == sorted(["data", "idx", "ax", "g", "cat", "out/sink"])
 
 
+def test_an_around_page_shows_the_neighbourhood(tmp_path):
+    target = tmp_path / "part.html"
+    result = invoke("graph", TINY, "-o", target, "--around", "cat", "--radius", "1")
+    assert result.output == f"wrote {target} (around 'cat')\n"
+    keys = re.findall(r'"key":"([^"]+)","x"', target.read_text(encoding="utf-8"))
+    assert sorted(keys) == ["L0", "L3", "L4", "L5"]  # data, g, cat, out/sink
+
+
 def test_the_page_needs_no_network(tmp_path):
     target = tmp_path / "tiny.html"
     invoke("graph", TINY, "-o", target)
