@@ -2,8 +2,9 @@
 
 Spec facts: one input, the new value; ``variable_id`` (required) names the variable, which a
 ReadValue layer of the model declares (ReadValue-3: its input's shape and type; ReadValue-6:
-``variable_shape`` and ``variable_type``). The output is the input (OpenVINO gives Assign one
-output port; nothing consumes it). Assign is a sink: it runs although no Result needs it.
+``variable_shape`` and ``variable_type``). The output is the input (OpenVINO writes Assign with
+one output port, which nothing consumes, and reads it without one as well). Assign is a sink:
+it runs although no Result needs it.
 
 Type rule: Assign-3 needs a ReadValue-3 of the same ``variable_id`` among the layers it
 depends on ("Can't find variable with id"), its input's element type *equal* to the
@@ -40,7 +41,7 @@ class _Assign(Op):
             )
         value = np.array(inputs[0], copy=True)
         state.write(self.variable_id, value)
-        return [value]
+        return [value] if self.layer.outputs else []
 
     def _reader(self, ancestors_only: bool):
         """The ReadValue layer of this op's version declaring the variable (among the layers
@@ -68,6 +69,14 @@ class _Assign(Op):
                 return port.layer
             stack.extend(port.layer.inputs)
         return None
+
+    def passed_on(self, value: TensorInfo) -> list[TensorInfo]:
+        """The output: the value, when the layer has an output port (OpenVINO writes one; an
+        IR without it is read as well, the Assign then a sink only)."""
+        if not self.layer.outputs:
+            return []
+        why = f"the value written to variable {self.variable_id!r}"
+        return [TensorInfo(value.shape, value.element_type, why=why)]
 
     def _missing(self, where: str) -> None:
         self.context.error(
@@ -120,8 +129,7 @@ class Assign3(_Assign):
                     hint="give the value the variable's shape",
                 )
                 return None
-        why = f"the value written to variable {self.variable_id!r}"
-        return [TensorInfo(value.shape, value.element_type, why=why)]
+        return self.passed_on(value)
 
 
 @register
@@ -159,8 +167,7 @@ class Assign6(_Assign):
                     hint="give the value a shape the variable_shape allows",
                 )
                 return None
-        why = f"the value written to variable {self.variable_id!r}"
-        return [TensorInfo(value.shape, value.element_type, why=why)]
+        return self.passed_on(value)
 
 
 def _inferred(reader) -> tuple[Shape, object]:

@@ -59,7 +59,7 @@ def _variable(shape, etype):
 
 def _assign_6_beside(variable_shape: str, variable_type: str):
     """An Assign-6 whose graph holds a ReadValue-6 layer declaring variable ``v``."""
-    op = bare_op(Assign6, {"variable_id": "v"})
+    op = bare_op(Assign6, {"variable_id": "v"}, outputs=[SimpleNamespace()])
     attributes = {"variable_id": "v", "variable_shape": variable_shape.strip("[]"),
                   "variable_type": variable_type}  # fmt: skip
     reader = SimpleNamespace(type="ReadValue", opset=6, attributes=attributes,
@@ -101,7 +101,8 @@ def test_assign_3_shapes_match_openvino(shape, etype):
 def test_assign_writes_the_value_and_passes_it_on():
     state = FakeState()
     value = np.arange(4, dtype=np.int64)
-    (out,) = bare_op(Assign3, {"variable_id": "w"}).evaluate([value], state=state)
+    op = bare_op(Assign3, {"variable_id": "w"}, outputs=[SimpleNamespace()])
+    (out,) = op.evaluate([value], state=state)
     np.testing.assert_array_equal(state.written["w"], value)
     np.testing.assert_array_equal(out, value)
     value[0] = 9  # the state holds a copy, not the executor's buffer
@@ -153,7 +154,7 @@ def test_assign_6_of_another_type_is_reported():
 
 def test_assign_3_of_another_shape_or_type_is_reported():
     """Against a stand-in ReadValue-3 of [2,3] f32 that the Assign depends on."""
-    op = bare_op(Assign3, {"variable_id": "v"})
+    op = bare_op(Assign3, {"variable_id": "v"}, outputs=[SimpleNamespace()])
     reader = SimpleNamespace(type="ReadValue", opset=3, attributes={"variable_id": "v"},
                              outputs=[SimpleNamespace(inferred_shape=Shape.parse("2,3"),
                                                       inferred_type=element_type("f32"))],
@@ -215,3 +216,25 @@ def test_state_between_runs_matches_openvino(version, init, result_of_reader, tm
         np.testing.assert_array_equal(got, expected, err_msg=f"run {step}")
     np.testing.assert_array_equal(request.query_state()[0].state.data, (feeds[0] + feeds[1]
                                   + (0.5 if init else 0)))  # fmt: skip
+
+
+@pytest.mark.parametrize("version", ["opset3", "opset6"])
+def test_an_assign_without_an_output_port_is_a_sink_as_in_openvino(version, tmp_path):
+    """OpenVINO reads an Assign without an output port (a sink only) and runs it."""
+    net = _net(version, "v", "v")
+    text = net.text()
+    start = text.index('name="assign"')
+    end = text.index("</layer>", start)
+    layer = text[start:end]
+    cut = layer[: layer.index("      <output>")] + layer[layer.index("      </output>\n") + 16 :]
+    (tmp_path / "m.xml").write_text(text[:start] + cut + text[end:])
+    (tmp_path / "m.bin").write_bytes(bytes(net.blob))
+    loaded = irrun.load(tmp_path / "m.xml")
+    assert loaded.validate().ok
+    request = ov.Core().compile_model(ov.Core().read_model(str(tmp_path / "m.xml")), "CPU")
+    request = request.create_infer_request()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for _ in range(3):
+        (got,) = loaded.run({"x": x}).values()
+        np.testing.assert_array_equal(got, request.infer({"x": x})[0])
+    assert bare_op(Assign6, {"variable_id": "v"}).evaluate([x], state=FakeState()) == []
