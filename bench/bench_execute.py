@@ -13,7 +13,8 @@ Run as ``python bench/bench_execute.py [--quick] [--real-models] [--threads N]``
 - **Data movement**: a 256 MiB Concat and 1M-row Gather / GatherND / GatherElements through
   ``model.run``, against the best NumPy formulation writing into a preallocated output.
 - **Real models**: the small committed models of ``tests/real_models`` (static f32 and f16),
-  and with ``--real-models`` full-size ResNet-50 and ResNet-18, BERT-base and GPT-2 small
+  and with ``--real-models`` full-size ResNet-50 and ResNet-18, MobileNetV3-large, BERT-base
+  and GPT-2 small
   (sequence 128), built with random weights by :mod:`bench.build_real_models` in a Python that
   has torch and transformers (``--torch-python``; ``bench/requirements-real-models.txt``), IR
   and ONNX cached in a temporary folder. irrun's latency (median of at least 5 runs after a
@@ -442,7 +443,9 @@ def main(argv=None) -> None:
         help="a Python with torch and transformers, to build the models",
     )
     parser.add_argument(
-        "--models", nargs="*", default=["resnet50", "resnet18", "bert_base", "gpt2_small"]
+        "--models",
+        nargs="*",
+        default=["resnet50", "resnet18", "mobilenet_v3_large", "bert_base", "gpt2_small"],
     )
     parser.add_argument("--json", metavar="FILE", help="also write every figure to this file")
     args = parser.parse_args(argv)

@@ -1,17 +1,18 @@
 """Build full-size models with random weights for ``bench_execute.py --real-models``.
 
 Run as ``python bench/build_real_models.py CACHE_DIR [NAME ...]`` in a Python that has torch
-and transformers (``pip install -r bench/requirements-real-models.txt``); torchvision too
-for ``mobilenet_v3_large``. Each model is written once to ``CACHE_DIR/NAME/`` as OpenVINO IR
-(``model.xml``/``model.bin``, f32 weights), as ONNX (``model.onnx``) and with its inputs
-(``inputs.npz``); a model already there is not built again. The last line printed is a JSON
-object ``{name: {"xml", "onnx", "inputs"} or {"error"}}``.
+and transformers (``pip install -r bench/requirements-real-models.txt``). Each model is
+written once to ``CACHE_DIR/NAME/`` as OpenVINO IR (``model.xml``/``model.bin``, f32
+weights), as ONNX (``model.onnx``) and with its inputs (``inputs.npz``); a model already
+there is not built again. The last line printed is a JSON object
+``{name: {"xml", "onnx", "inputs"} or {"error"}}``.
 
 Models (random weights, seed 0, batch 1, eval mode):
 
 - ``resnet50`` / ``resnet18``: transformers ``ResNetModel`` with the ResNet-50 (bottleneck,
   depths 3-4-6-3) and ResNet-18 (basic, 2-2-2-2) layouts, input 1x3x224x224;
-- ``mobilenet_v3_large``: torchvision ``mobilenet_v3_large()``, input 1x3x224x224;
+- ``mobilenet_v3_large``: MobileNetV3-large as torchvision lays it out (written here in plain
+  torch, torchvision is not needed), input 1x3x224x224;
 - ``bert_base``: ``BertModel`` with BERT-base's configuration, sequence 128;
 - ``gpt2_small``: ``GPT2Model`` with GPT-2 small's configuration, sequence 128, no cache.
 """
@@ -60,8 +61,6 @@ def build(name):
         )
         return ResNetModel(config).eval(), _image()
     if name == "mobilenet_v3_large":
-        from torchvision.models import mobilenet_v3_large
-
         return mobilenet_v3_large().eval(), _image()
     if name == "bert_base":
         from transformers import BertConfig, BertModel
@@ -76,6 +75,81 @@ def build(name):
         config = GPT2Config(use_cache=False, attn_implementation="eager")
         return GPT2Model(config).eval(), _tokens(["attention_mask"], config.vocab_size)
     raise ValueError(f"unknown model {name!r}")
+
+
+#: MobileNetV3-large's blocks: kernel, expanded channels, out channels, squeeze-excitation,
+#: HardSwish (else ReLU), stride (the paper's table 1, as torchvision builds it).
+_MOBILENET_V3_LARGE = [
+    (3, 16, 16, False, False, 1), (3, 64, 24, False, False, 2), (3, 72, 24, False, False, 1),
+    (5, 72, 40, True, False, 2), (5, 120, 40, True, False, 1), (5, 120, 40, True, False, 1),
+    (3, 240, 80, False, True, 2), (3, 200, 80, False, True, 1), (3, 184, 80, False, True, 1),
+    (3, 184, 80, False, True, 1), (3, 480, 112, True, True, 1), (3, 672, 112, True, True, 1),
+    (5, 672, 160, True, True, 2), (5, 960, 160, True, True, 1), (5, 960, 160, True, True, 1),
+]  # fmt: skip
+
+
+def mobilenet_v3_large():
+    """MobileNetV3-large with 1000 classes, random weights."""
+    from torch import nn
+
+    def divisible(value, divisor=8):
+        rounded = max(divisor, int(value + divisor / 2) // divisor * divisor)
+        return rounded + divisor if rounded < 0.9 * value else rounded
+
+    def conv(inputs, outputs, kernel, stride=1, groups=1, activation=None):
+        layers = [nn.Conv2d(inputs, outputs, kernel, stride, (kernel - 1) // 2, groups=groups,
+                            bias=False), nn.BatchNorm2d(outputs)]  # fmt: skip
+        return nn.Sequential(*layers, *([activation()] if activation else []))
+
+    class SqueezeExcitation(nn.Module):
+        def __init__(self, channels):
+            super().__init__()
+            squeezed = divisible(channels // 4)
+            self.reduce, self.expand = (
+                nn.Conv2d(channels, squeezed, 1),
+                nn.Conv2d(squeezed, channels, 1),
+            )
+
+        def forward(self, x):
+            scale = x.mean((2, 3), keepdim=True)
+            return x * nn.functional.hardsigmoid(
+                self.expand(nn.functional.relu(self.reduce(scale)))
+            )
+
+    class Block(nn.Module):
+        def __init__(self, inputs, kernel, expanded, outputs, excite, hardswish, stride):
+            super().__init__()
+            act = nn.Hardswish if hardswish else nn.ReLU
+            layers = [conv(inputs, expanded, 1, activation=act)] if expanded != inputs else []
+            layers.append(conv(expanded, expanded, kernel, stride, expanded, act))
+            if excite:
+                layers.append(SqueezeExcitation(expanded))
+            layers.append(conv(expanded, outputs, 1))
+            self.body = nn.Sequential(*layers)
+            self.residual = stride == 1 and inputs == outputs
+
+        def forward(self, x):
+            return x + self.body(x) if self.residual else self.body(x)
+
+    blocks, channels = [conv(3, 16, 3, 2, activation=nn.Hardswish)], 16
+    for kernel, expanded, outputs, excite, hardswish, stride in _MOBILENET_V3_LARGE:
+        blocks.append(Block(channels, kernel, expanded, outputs, excite, hardswish, stride))
+        channels = outputs
+    blocks.append(conv(channels, 960, 1, activation=nn.Hardswish))
+    network = nn.Sequential(
+        *blocks, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(960, 1280), nn.Hardswish(),
+        nn.Dropout(0.2), nn.Linear(1280, 1000),
+    )  # fmt: skip
+
+    class MobileNetV3(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.network = network
+
+        def forward(self, pixel_values):
+            return self.network(pixel_values)
+
+    return MobileNetV3()
 
 
 class _Outputs:
