@@ -216,7 +216,9 @@ class CompiledModel:
     ----------
     model : irrun.Model
     folded_bytes : int
-        Bytes of folded values kept (arrays irrun allocated, not views of the weights file).
+        Bytes of the constant values kept that irrun allocated: folded results (decompressed
+        weights) and aligned copies of weights the ``.bin`` stores unaligned; views of the
+        memory-mapped weights count nothing.
     folded_layers : int
         How many layers were folded (Consts included).
     missing_kernels : list of Layer
