@@ -21,11 +21,11 @@ max_iou[j]))`` over the better candidates j, with decay ``(1 - iou) / (1 - max_i
 1e-10)`` (linear, in double) or ``exp((max_iou**2 - iou**2) * gaussian_sigma)`` (gaussian);
 kept when above post_threshold. Per image: by decreasing score (ties: class, box), cut at
 keep_top_k; across images by score (then image, class, box) or by class (then image, score,
-box). Vectorised over each class's candidates (the whole IoU matrix at once). The reference
-stops at the first image without detections (the later images get none); irrun goes on, as
-the spec and the CPU plugin do. Indices exact; scores are the reference's (the linear decay
-in double, as written there) and within ``rtol=1e-6`` of the CPU plugin's (1 ulp: it
-divides in float).
+box). Vectorised over each class's candidates (the IoU matrix a block of rows at a time).
+The reference stops at the first image without detections (the later images get none);
+irrun goes on, as the spec and the CPU plugin do. Indices exact; scores are the
+reference's (the linear decay in double, as written there) and within ``rtol=1e-6`` of the
+CPU plugin's (1 ulp: it divides in float).
 """
 
 from __future__ import annotations
@@ -41,23 +41,32 @@ from irrun.shape import Dim, Shape, static_dim
 _EPSILON = float(np.float32(1e-10))  # the reference's 1e-10f, used in double
 
 
-def matrix_iou(boxes: np.ndarray, normalized: bool) -> np.ndarray:
-    """The ``[n, n]`` IoU matrix of ``[x1, y1, x2, y2]`` boxes, the reference's way
-    (``iou[i, j]`` with box i first)."""
+def matrix_iou(rows: np.ndarray, boxes: np.ndarray, normalized: bool) -> np.ndarray:
+    """The ``[len(rows), n]`` IoU matrix of the ``[x1, y1, x2, y2]`` boxes ``rows`` with
+    ``boxes``, the reference's way (``iou[i, j]`` with box i first)."""
     norm = np.float32(0 if normalized else 1)
     zero = np.float32(0)
-    a, b = boxes[:, None, :], boxes[None, :, :]
+    a, b = rows[:, None, :], boxes[None, :, :]
     apart = (b[..., 0] > a[..., 2]) | (b[..., 2] < a[..., 0]) | (b[..., 1] > a[..., 3]) | (
         b[..., 3] < a[..., 1])  # fmt: skip
     inter_w = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]) + norm
     inter_h = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]) + norm
     inter = inter_w * inter_h
-    width, height = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-    area = (width + norm) * (height + norm)
-    area = np.where((boxes[:, 2] < boxes[:, 0]) | (boxes[:, 3] < boxes[:, 1]), zero, area)
+
+    def area(box):
+        invalid = (box[:, 2] < box[:, 0]) | (box[:, 3] < box[:, 1])
+        return np.where(invalid, zero, (box[:, 2] - box[:, 0] + norm) * (box[:, 3] - box[:, 1]
+                                                                         + norm))  # fmt: skip
+
     with np.errstate(divide="ignore", invalid="ignore"):
-        iou = inter / ((area[:, None] + area[None, :]) - inter)
+        iou = inter / ((area(rows)[:, None] + area(boxes)[None, :]) - inter)
     return np.where(apart, zero, iou).astype(np.float32)
+
+
+def _row_blocks(count: int):
+    """Row slices of an ``[count, count]`` matrix holding about 4M elements each."""
+    step = max(1, (1 << 22) // max(count, 1))
+    return [slice(start, min(start + step, count)) for start in range(0, count, step)]
 
 
 @register
@@ -158,17 +167,34 @@ class MatrixNms(DetectionNms):
         if order.size == 0:
             return order.astype(np.int64), np.zeros(0, np.float32)
         own = scores[order]
-        iou = np.tril(matrix_iou(boxes[order], self.normalized), -1)  # iou[i, j], j < i
-        best = iou.max(axis=1)  # max_iou[j]: 0 for the first candidate
-        if self.decay_function == "gaussian":
-            sigma = np.float32(self.gaussian_sigma)
-            exponent = (best[None, :] * best[None, :] - iou * iou) * sigma
-            decay = np.exp(exponent.astype(np.float64)).astype(np.float32)
-        else:
-            below = 1.0 - best[None, :].astype(np.float64) + _EPSILON
-            decay = ((1.0 - iou.astype(np.float64)) / below).astype(np.float32)
-        earlier = np.tri(order.size, k=-1, dtype=bool)
-        least = np.min(np.where(earlier, decay, np.float32(1)), axis=1, initial=np.float32(1))
+        ordered = boxes[order]
+        count = order.size
+        # iou[i, j] for j < i, a block of rows at a time (the matrix of many candidates is big)
+        best = np.zeros(count, np.float32)  # max_iou[j]: 0 for the first candidate
+        blocks = _row_blocks(count)
+        kept_blocks = {}  # the blocks, when they fit in memory together, for the second pass
+        for rows in blocks:
+            iou = matrix_iou(ordered[rows], ordered, self.normalized)
+            earlier = np.arange(count)[None, :] < np.arange(rows.start, rows.stop)[:, None]
+            iou = np.where(earlier, iou, np.float32(0))
+            best[rows] = np.max(iou, axis=1)
+            if count * count <= 1 << 24:
+                kept_blocks[rows.start] = iou
+        least = np.ones(count, np.float32)
+        for rows in blocks:
+            iou = kept_blocks.get(rows.start)
+            if iou is None:
+                iou = matrix_iou(ordered[rows], ordered, self.normalized)
+            earlier = np.arange(count)[None, :] < np.arange(rows.start, rows.stop)[:, None]
+            if self.decay_function == "gaussian":
+                sigma = np.float32(self.gaussian_sigma)
+                exponent = (best[None, :] * best[None, :] - iou * iou) * sigma
+                decay = np.exp(exponent.astype(np.float64)).astype(np.float32)
+            else:
+                below = 1.0 - best[None, :].astype(np.float64) + _EPSILON
+                decay = ((1.0 - iou.astype(np.float64)) / below).astype(np.float32)
+            least[rows] = np.min(np.where(earlier, decay, np.float32(1)), axis=1,
+                                 initial=np.float32(1))  # fmt: skip
         decayed = (least * own).astype(np.float32)
         decayed[0] = own[0]
         keep = decayed > np.float32(self.post_threshold)
