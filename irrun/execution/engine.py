@@ -361,6 +361,10 @@ class CompiledModel:
                    if id(o.port) in program.slots}  # fmt: skip
         read = {slot for node in program.nodes if not node.folded for slot in node.ins}
         program.preloaded = [(s, a) for s, a in constant.items() if s in read or s in outputs]
+        for _, array in program.preloaded:
+            # Every run (and every caller, for a constant output) shares these arrays.
+            if isinstance(array, np.ndarray):
+                array.flags.writeable = False
         _set_fast(program, lambda n: not n.folded and not _is_noop(n),
                   keep={slot for slot, _ in program.preloaded} | outputs)  # fmt: skip
         self.folded_bytes = _owned_bytes(array for _, array in program.preloaded)
