@@ -138,6 +138,8 @@ class _ROIAlign(Op):
                 f"{self.describe()}: a ROI has a negative size, so sampling_ratio=0 gives a "
                 "negative sample count (OpenVINO fails on it too)"
             )
+        # channels last: each gather then copies whole channel rows
+        data = np.ascontiguousarray(data.transpose(0, 2, 3, 1))
         # ROIs with the same sample counts are computed together
         pairs = np.stack([ratio_y, ratio_x], axis=1)
         for ry, rx in np.unique(pairs, axis=0):
@@ -151,18 +153,18 @@ class _ROIAlign(Op):
         return [out.astype(out_dtype)]
 
     def _pool(self, data, batch_indices, x1, y1, bin_w, bin_h, ratio_y, ratio_x):
-        """One group of ROIs sharing their sample counts: ``[rois, C, pooled_h, pooled_w]``."""
-        _, channels, height, width = data.shape
+        """One group of ROIs sharing their sample counts (data channels last ``[N, H, W, C]``):
+        ``[rois, C, pooled_h, pooled_w]``."""
+        _, height, width, channels = data.shape
         count = ratio_y * ratio_x
-        pooled = np.zeros((len(x1), channels, self.pooled_h, self.pooled_w), np.float32)
+        pooled = np.zeros((len(x1), self.pooled_h, self.pooled_w, channels), np.float32)
         if count == 0:
-            return pooled
+            return pooled.transpose(0, 3, 1, 2)
         step_y, step_x = bin_h / np.float32(ratio_y), bin_w / np.float32(ratio_x)
         bins_y = np.arange(self.pooled_h, dtype=np.float32)
         bins_x = np.arange(self.pooled_w, dtype=np.float32)
         half = np.float32(0.5)
-        rows = batch_indices[:, None, None, None]
-        planes = np.arange(channels)[None, :, None, None]
+        rows = batch_indices[:, None, None]
         divisor = np.float32(count)
         for sample_y in range(ratio_y):
             # y1 + bin * bin_h + step * (sample + 0.5), in the reference's order
@@ -180,16 +182,16 @@ class _ROIAlign(Op):
                 points = [(y_low, x_low), (y_low, x_high), (y_high, x_low), (y_high, x_high)]
                 value = None
                 for weight, (yi, xi) in zip(weights, points):
-                    yi = np.where(valid, yi[:, :, None], 0)[:, None]
-                    xi = np.where(valid, xi[:, None, :], 0)[:, None]
-                    weight = np.where(valid, weight, np.float32(0))[:, None]
-                    term = weight * data[rows, planes, yi, xi]
+                    yi = np.where(valid, yi[:, :, None], 0)
+                    xi = np.where(valid, xi[:, None, :], 0)
+                    weight = np.where(valid, weight, np.float32(0))[..., None]
+                    term = weight * data[rows, yi, xi]  # [rois, ph, pw, C]
                     value = term if value is None else value + term
                 if self.mode == "max":
                     pooled = np.where(value > pooled, value, pooled)
                 else:
                     pooled = pooled + value / divisor
-        return pooled
+        return pooled.transpose(0, 3, 1, 2)
 
 
 def _axis_samples(coords, size):

@@ -125,8 +125,9 @@ class ROIPooling(Op):
         bin_w = size_w / np.float32(self.pooled_w)
         h0, h1 = _bin_edges(bin_h, self.pooled_h, y1, height)  # [rois, pooled_h]
         w0, w1 = _bin_edges(bin_w, self.pooled_w, x1, width)
-        out = np.full((len(rois), channels, self.pooled_h, self.pooled_w), -np.inf, np.float32)
-        rows, planes = ids[:, None, None, None], np.arange(channels)[None, :, None, None]
+        out = np.full((len(rois), self.pooled_h, self.pooled_w, channels), -np.inf, np.float32)
+        data = np.ascontiguousarray(data.transpose(0, 2, 3, 1))  # channels last: row gathers
+        rows = ids[:, None, None]
         extent_h = int((h1 - h0).max(initial=0))
         extent_w = int((w1 - w0).max(initial=0))
         for dh in range(extent_h):
@@ -134,16 +135,16 @@ class ROIPooling(Op):
             y_ok = y < h1
             for dw in range(extent_w):
                 x = w0 + dw
-                ok = (y_ok[:, :, None] & (x < w1)[:, None, :])[:, None]
-                yi = np.where(y_ok, y, 0)[:, None, :, None]
-                xi = np.where(x < w1, x, 0)[:, None, None, :]
-                values = data[rows, planes, yi, xi]
+                ok = (y_ok[:, :, None] & (x < w1)[:, None, :])[..., None]
+                yi = np.where(y_ok, y, 0)[:, :, None]
+                xi = np.where(x < w1, x, 0)[:, None, :]
+                values = data[rows, yi, xi]  # [rois, ph, pw, C]
                 out = np.where(ok & (values > out), values, out)
-        empty = ((h1 <= h0)[:, :, None] | (w1 <= w0)[:, None, :])[:, None]
-        return np.where(empty, np.float32(0), out)
+        empty = ((h1 <= h0)[:, :, None] | (w1 <= w0)[:, None, :])[..., None]
+        return np.where(empty, np.float32(0), out).transpose(0, 3, 1, 2)
 
     def _bilinear(self, data, rois, ids):
-        _, channels, height, width = data.shape
+        _, _, height, width = data.shape
         x1, y1, x2, y2 = rois[:, 1], rois[:, 2], rois[:, 3], rois[:, 4]
         in_y = _bilinear_points(y1, y2, height, self.pooled_h)  # [rois, pooled_h]
         in_x = _bilinear_points(x1, x2, width, self.pooled_w)
@@ -155,19 +156,20 @@ class ROIPooling(Op):
         bottom = np.minimum(np.ceil(safe_y).astype(np.int64), height - 1)
         left = np.floor(safe_x).astype(np.int64)
         right = np.minimum(np.ceil(safe_x).astype(np.int64), width - 1)
-        rows, planes = ids[:, None, None, None], np.arange(channels)[None, :, None, None]
+        channels_last = np.ascontiguousarray(data.transpose(0, 2, 3, 1))
+        rows = ids[:, None, None]
 
-        def at(yi, xi):
-            return data[rows, planes, yi[:, None, :, None], xi[:, None, None, :]]
+        def at(yi, xi):  # [rois, ph, pw, C]
+            return channels_last[rows, yi[:, :, None], xi[:, None, :]]
 
-        dx = (safe_x - left.astype(np.float32))[:, None, None, :]
-        dy = (safe_y - top.astype(np.float32))[:, None, :, None]
+        dx = (safe_x - left.astype(np.float32))[:, None, :, None]
+        dy = (safe_y - top.astype(np.float32))[:, :, None, None]
         top_left, top_right = at(top, left), at(top, right)
         bottom_left, bottom_right = at(bottom, left), at(bottom, right)
         upper = top_left + (top_right - top_left) * dx
         lower = bottom_left + (bottom_right - bottom_left) * dx
         value = upper + (lower - upper) * dy
-        return np.where(valid[:, None], value, np.float32(0))
+        return np.where(valid[..., None], value, np.float32(0)).transpose(0, 3, 1, 2)
 
 
 def _bin_edges(bin_size, pooled, start, size):
