@@ -193,3 +193,33 @@ def test_detection_output_invalid_inputs_are_rejected_and_reported():
     assert (
         "keep_top_k must have at least one value" in diagnostic(report, "attribute-value").message
     )
+
+
+def test_ssd_head_with_prior_boxes_from_shape_of_matches_cpu_plugin():
+    """An SSD head: PriorBoxClustered sized by ShapeOf of the feature map, DetectionOutput on
+    its priors; every layer checked (none trusted) and the detections exact."""
+    import openvino.opset3 as opset3
+
+    from tests.helpers.openvino_oracle import constant
+
+    feature = parameter([1, 8, 4, 5], name="f")
+    spatial = opset8.slice(opset3.shape_of(feature), constant(np.array([2])),
+                           constant(np.array([4])), constant(np.array([1])))  # fmt: skip
+    priors = opset1.prior_box_clustered(
+        spatial, constant(np.array([64, 80])),
+        {"width": [10.0, 20.0], "height": [12.0, 24.0], "clip": False, "offset": 0.5,
+         "variance": [0.1, 0.1, 0.2, 0.2]})  # fmt: skip
+    count = 4 * 5 * 2
+    node = opset8.detection_output(
+        parameter([1, count * 4], name="l"),
+        parameter([1, count * 3], name="c"),
+        opset1.unsqueeze(priors, constant(np.array([0]))),
+        {**BASE, "keep_top_k": [15]},
+    )
+    check_shapes(node)
+    rng = np.random.default_rng(11)
+    feed = {"f": rng.normal(size=(1, 8, 4, 5)).astype(np.float32),
+            "l": (rng.normal(size=(1, count * 4)) * 0.3).astype(np.float32),
+            "c": rng.uniform(0, 1, (1, count * 3)).astype(np.float32)}  # fmt: skip
+    got, expected = run_irrun(model_of(node), feed)[0], run_openvino(model_of(node), feed)[0]
+    np.testing.assert_array_equal(got, expected)
