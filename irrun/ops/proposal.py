@@ -202,8 +202,9 @@ class _Proposal(Op):
             x0, x1 = (np.maximum(f32(0), np.minimum(v, image_w - offset)) for v in (x0, x1))
             y0, y1 = (np.maximum(f32(0), np.minimum(v, image_h - offset)) for v in (y0, y1))
         big = ((min_w <= x1 - x0 + offset) & (min_h <= y1 - y0 + offset)).astype(f32)
-        boxes = np.stack([x0, y0, x1, y1], axis=-1).reshape(batches, -1, 4).astype(f32)
-        scores = (big * scores).reshape(batches, -1).astype(f32)
+        proposals = height * width * count
+        boxes = np.stack([x0, y0, x1, y1], axis=-1).reshape(batches, proposals, 4).astype(f32)
+        scores = (big * scores).reshape(batches, proposals).astype(f32)
         top = self.post_nms_topn
         rois = np.zeros((batches, top, 5), f32)
         kept_scores = np.zeros((batches, top), f32)
