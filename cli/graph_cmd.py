@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import click
 from irrun.cli.common import (
@@ -13,7 +12,9 @@ from irrun.cli.common import (
     handle_errors,
     load_models,
     model_argument,
+    progress_option,
     refuse_overwrites,
+    terminal_progress,
     weights_option,
 )
 
@@ -86,12 +87,7 @@ PICTURE_LAYER_LIMIT = 300
     help=f"Draw an .svg or .png of more than {PICTURE_LAYER_LIMIT} layers anyway (slow, and "
     "hard to read: prefer .html or --around).",
 )
-@click.option(
-    "--no-progress",
-    "no_progress",
-    is_flag=True,
-    help="No progress bar (it is shown on a terminal only, for work over half a second).",
-)
+@progress_option
 @handle_errors
 def graph_command(model, weights, output_path, around, radius, validate, engine, snippet, force,
                   no_progress):  # fmt: skip
@@ -121,12 +117,22 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     is installed; 3 when irrun failed while checking a layer (a bug in irrun;
     the picture is still written).
     """
-    from irrun.api import validate as validate_model
-    from irrun.render.draw import EngineMissingError, choose_engine, draw, layers_drawn
-
     read = [("the model", model), ("the weights file", weights)]
     refuse_overwrites([("-o", output_path)], read)
-    models = load_models(model, weights)
+    with terminal_progress(no_progress) as progress:
+        _graph(model, weights, output_path, around, radius, validate, engine, snippet, force,
+               progress)  # fmt: skip
+
+
+def _graph(model, weights, output_path, around, radius, validate, engine, snippet, force,
+           progress):  # fmt: skip
+    """The command's work, reporting its stages (loading, validating, drawing) to ``progress``."""
+    from irrun.api import validate as validate_model
+    from irrun.progress import stage
+    from irrun.render.draw import EngineMissingError, choose_engine, draw, layers_drawn
+
+    with stage(f"loading {model}", progress):
+        models = load_models(model, weights)
     loaded = models[0].weights
     if loaded is not None and loaded.path != "<bytes>":
         refuse_overwrites([("-o", output_path)], [("the weights file", loaded.path)])
@@ -158,15 +164,9 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
             engine = choose_engine(engine)
     except EngineMissingError as exc:  # no drawing engine: say how to install one
         _fail(_engine_hint(exc))
-    stages = (["validating"] if validate else []) + ["laying out", "drawing", "writing"]
-    with _StageBar(stages, enabled=not no_progress) as progress:
-        report = None
-        if validate:
-            progress("validating", 0, 1)
-            report = validate_model(chosen)
-            progress("validating", 1, 1)
-        draw(chosen, output_path, report=report, around=around, radius=radius, engine=engine,
-             format=picture_format, progress=progress)  # fmt: skip
+    report = validate_model(chosen, progress=progress) if validate else None
+    draw(chosen, output_path, report=report, around=around, radius=radius, engine=engine,
+         format=picture_format, progress=progress)  # fmt: skip
     count = len(chosen.layers)
     shown = f"{count:,} layer{'s' * (count != 1)}" if around is None else f"around {around!r}"
     problems = f"; {report.summary()}" if report is not None and len(report) else ""
@@ -199,50 +199,6 @@ def _engine_hint(error) -> str:
         f"them with: {error.install} (Graphviz's `dot` program, e.g. apt-get install graphviz, "
         "gives the better layout). An .html page or a .dot file needs neither."
     )
-
-
-class _StageBar:
-    """A progress callback (``progress(stage, done, total)``) drawing click's progress bar
-    over the command's stages, on a terminal only.
-
-    Nothing is drawn on anything but a terminal (a pipe, a file, ``CliRunner``), with
-    ``enabled`` false, or before ``delay`` seconds have passed: quick work prints nothing.
-    The bar's line is erased when the work ends, so only the result line stays.
-    """
-
-    def __init__(self, stages, enabled=True, stream=None, delay=0.5):
-        self.stream = stream if stream is not None else sys.stderr
-        isatty = getattr(self.stream, "isatty", None)
-        self.enabled = bool(enabled and isatty and isatty())
-        self.stages = list(stages)
-        self.delay = delay
-        self.started = time.monotonic()
-        self.bar = None
-
-    def __call__(self, stage, done, total):
-        if not self.enabled or stage not in self.stages:
-            return
-        position = self.stages.index(stage) + (1 if total is not None and done >= total else 0)
-        if self.bar is None:
-            if time.monotonic() - self.started < self.delay:
-                return
-            self.bar = click.progressbar(length=len(self.stages), label="irrun graph",
-                                         file=self.stream, show_eta=False, show_percent=False,
-                                         item_show_func=lambda item: item, width=24)  # fmt: skip
-        if position > self.bar.pos:
-            self.bar.update(position - self.bar.pos, current_item=stage)
-        else:  # a stage begins: show its name (click draws only when the bar moves)
-            self.bar.current_item = stage
-            self.bar.render_progress()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        if self.bar is not None:
-            self.stream.write("\r\x1b[2K\x1b[?25h")  # erase the line; click's bar hid the cursor
-            self.stream.flush()
-        return False
 
 
 def _format_of(path: str) -> str | None:

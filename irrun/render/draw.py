@@ -17,6 +17,7 @@ import io
 import os
 import shutil
 
+from irrun.progress import stage
 from irrun.render.scene import (
     ERROR_FILL,
     PLAIN_BORDER,
@@ -24,7 +25,6 @@ from irrun.render.scene import (
     Node,
     Scene,
     scene,
-    stage,
     visible,
 )
 
@@ -102,8 +102,8 @@ def draw(
         HTML, which need neither.
     progress : callable, optional
         A progress callback ``progress(stage, done, total)`` (see
-        :mod:`irrun.progress`): called as each of the stages ``"laying out"``,
-        ``"drawing"`` and ``"writing"`` begins and ends.
+        :mod:`irrun.progress`): the stages ``"laying out"``, ``"drawing"`` and
+        ``"writing"``, each of unknown length, are reported as they begin and end.
 
     Returns
     -------

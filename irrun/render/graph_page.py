@@ -16,7 +16,8 @@ import json
 import os
 from importlib import resources
 
-from irrun.render.scene import op_label, problems, scene, stage
+from irrun.progress import stage
+from irrun.render.scene import op_label, problems, scene
 from irrun.text import short_text
 
 __all__ = ["graph_page", "page_data"]
@@ -43,8 +44,8 @@ def graph_page(model, report=None, *, around=None, radius=2, progress=None) -> s
     radius : int
         How far ``around`` reaches.
     progress : callable, optional
-        A progress callback ``progress(stage, done, total)`` (see :mod:`irrun.progress`),
-        called as the stages ``"laying out"`` and ``"drawing"`` begin and end.
+        A progress callback ``progress(stage, done, total)`` (see :mod:`irrun.progress`):
+        the stages ``"laying out"`` and ``"drawing"`` are reported as they begin and end.
 
     Returns
     -------

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from irrun.text import short_text
 
-__all__ = ["scene", "problems", "op_label", "stage", "ERROR_FILL", "WARNING_FILL"]
+__all__ = ["scene", "problems", "op_label", "ERROR_FILL", "WARNING_FILL"]
 
 #: Fill and border of a layer with an error, and of one with only warnings.
 ERROR_FILL, ERROR_BORDER = "#ef9a9a", "#c62828"
@@ -57,23 +57,6 @@ class Scene:
     nodes: dict[str, Node]
     edges: list[Edge]
     generations: list[list[str]]  # node keys, top to bottom, each in left-to-right order
-
-
-class stage:
-    """One stage of drawing for a progress callback: ``(name, 0, 1)`` as it begins,
-    ``(name, 1, 1)`` once it is done (not when it raised)."""
-
-    def __init__(self, name, progress):
-        self.name, self.progress = name, progress
-
-    def __enter__(self):
-        if self.progress is not None:
-            self.progress(self.name, 0, 1)
-
-    def __exit__(self, kind, *_):
-        if self.progress is not None and kind is None:
-            self.progress(self.name, 1, 1)
-        return False
 
 
 # -- what to draw ------------------------------------------------------------------------------

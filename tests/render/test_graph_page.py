@@ -14,6 +14,7 @@ import numpy as np
 import tomllib
 
 import irrun
+from irrun.progress import FINISHED
 from irrun.render import layout as layout_module
 from irrun.render.draw import draw
 from irrun.render.graph_page import graph_page, page_data
@@ -230,8 +231,8 @@ def test_progress_reports_each_stage(tmp_path):
     model = _concat_model()
     draw(model, tmp_path / "c.html", progress=lambda *call: calls.append(call))
     assert calls == [
-        ("laying out", 0, 1), ("laying out", 1, 1), ("drawing", 0, 1), ("drawing", 1, 1),
-        ("writing", 0, 1), ("writing", 1, 1),
+        ("laying out", 0, None), ("laying out", FINISHED, None), ("drawing", 0, None),
+        ("drawing", FINISHED, None), ("writing", 0, None), ("writing", FINISHED, None),
     ]  # fmt: skip
     calls.clear()
     draw(model, tmp_path / "c.dot", progress=lambda *call: calls.append(call))
