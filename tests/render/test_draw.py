@@ -303,6 +303,8 @@ def test_a_model_with_cycles_is_still_drawn():
     dot = draw(model, format="dot", report=report)
     assert ("L3", "L3", "[2]") in _dot_edges(dot)
     assert len(_dot_nodes(dot)) == 5
+    page = draw(model, format="html", report=report)  # the page too, its cycles drawn straight
+    assert page.count('"key":"L') == 5
 
 
 # -- around= -----------------------------------------------------------------------------------
