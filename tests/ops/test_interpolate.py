@@ -282,6 +282,29 @@ def test_too_few_sizes_at_run_time_are_an_execution_error():
         run_irrun(model_of(node), {"x": DATA, "s": np.array([5], np.int64)})
 
 
+def test_decoder_resize_to_a_skip_connection_in_a_dynamic_model():
+    # F.interpolate(x, size=skip.shape[2:], mode="bilinear") as converters write it: sizes
+    # gathered from ShapeOf(skip), in a model whose spatial dims are dynamic
+    import openvino.opset8 as opset8
+
+    x = parameter("[1,4,?,?]", name="x")
+    skip = parameter("[1,3,8..64,8..64]", name="skip")
+    sizes = opset8.gather(opset3.shape_of(skip, "i64"), _i64([2, 3]), _i64(0))
+    up = opset11.interpolate(x, sizes, "linear_onnx", "sizes",
+                             coordinate_transformation_mode="pytorch_half_pixel",
+                             axes=_i64([2, 3]))  # fmt: skip
+    joined = opset1.concat([up, skip], 1)
+    assert str(joined.get_output_partial_shape(0)) == "[1,7,8..64,8..64]"
+    check_shapes(joined)
+    rng = np.random.default_rng(8)
+    feed = {"x": rng.standard_normal((1, 4, 5, 7)).astype(np.float32),
+            "skip": rng.standard_normal((1, 3, 12, 16)).astype(np.float32)}  # fmt: skip
+    model = model_of(joined)
+    expected = run_openvino(model, feed)[0]
+    got = run_irrun(model, feed)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * np.abs(feed["x"]).max())
+
+
 def test_cubic_coefficient_is_used():
     node = opset11.interpolate(parameter(DATA.shape, name="x"), _i64([9, 4]), "cubic", "sizes",
                                cube_coeff=-0.5, axes=_i64([2, 3]))  # fmt: skip
