@@ -45,7 +45,7 @@
   const find = element("div", { id: "find" }, bar);
   const search = element("input", {
     id: "search", type: "search", autocomplete: "off", spellcheck: "false",
-    placeholder: "Find a layer by name or type  ( / )",
+    placeholder: "Find a layer by name, type or tensor  ( / )",
   }, find);
   const results = element("div", { id: "results" }, find);
   const tools = element("div", { id: "tools" }, bar);
@@ -512,7 +512,10 @@
     if (node.copy) return "";  // a shared constant's copy: its first box is found
     const layer = node.layer;
     const words = [node.title, node.key];
-    if (layer) words.push(layer.name, layer.type, layer.op, String(layer.id));
+    if (layer) {
+      words.push(layer.name, layer.type, layer.op, String(layer.id));
+      for (const port of layer.outputs) words.push(...port.names);  // tensor names, as messages give them
+    }
     return words.join("\n").toLowerCase();
   });
   let matches = [], active = 0;

@@ -224,6 +224,14 @@ def test_search_by_type_marks_every_match(browser, tmp_path):
     browser.press("ArrowDown", "ArrowDown", 40)
     browser.press("Enter", "Enter", 13)
     assert _panel(browser).splitlines()[0] == "right"
+    # A tensor's name finds the layer that makes it.
+    browser.click(*browser.center_of("#search"))
+    browser.evaluate("document.getElementById('search').select()")
+    browser.type_text("joined")
+    results = browser.evaluate(
+        "[...document.querySelectorAll('#results > div')].map(d => d.textContent)"
+    )
+    assert results == ["1 layer matches", "join Concat-1"]
 
 
 def test_drag_pans_and_the_wheel_zooms_about_the_pointer(browser, tmp_path):
