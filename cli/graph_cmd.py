@@ -95,10 +95,11 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
 
     GRAPH.html is an interactive page, one self-contained file that opens in
     any browser without a network: drag to pan, wheel to zoom, search layers
-    by name or type, click a layer to read its attributes, its ports
-    (declared and inferred shapes and types, where each comes from and goes
-    to) and its diagnostics. Layers with errors are red, with warnings
-    orange. It suits models of thousands of layers.
+    by name, type or tensor name, click a layer to read its attributes, its
+    ports (declared and inferred shapes and types, where each comes from and
+    goes to) and its diagnostics. Layers with errors are red, with warnings
+    orange; GRAPH.html#L12 opens at layer 12. It suits models of thousands of
+    layers.
 
     Each layer is a box with its name, its op and version (Gather-8) and the
     element type and shape of each output; each edge is labelled with the dims
