@@ -28,7 +28,7 @@ CODES = {
     "unknown-opset": ("error", "the version names an opset OpenVINO does not have"),
     "not-in-opset": ("error", "the declared opset does not contain this op type"),
     "unknown-attribute": ("warning", "the op version has no attribute of this name (ignored)"),
-    "subgraph-not-checked": ("warning", "a layer of an op irrun does not know has sub-graphs: not checked"),
+    "subgraph-not-checked": ("warning", "a layer of an unknown op has sub-graphs: not checked"),
     "port-map": ("error", "a sub-graph op's port map or back edges do not fit its ports or body"),
     "input-count": ("error", "the layer has the wrong number of inputs or outputs for its op"),
     # edges and declarations
