@@ -223,3 +223,28 @@ def test_ssd_head_with_prior_boxes_from_shape_of_matches_cpu_plugin():
             "c": rng.uniform(0, 1, (1, count * 3)).astype(np.float32)}  # fmt: skip
     got, expected = run_irrun(model_of(node), feed)[0], run_openvino(model_of(node), feed)[0]
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"share_location": False, "background_label_id": -1},
+        {"decrease_label_id": True, "share_location": False},
+    ],
+)
+def test_detection_output_with_priors_per_image_matches_cpu_plugin_exactly(changes):
+    attributes = {**BASE, **changes}
+    images, priors, classes = 3, 25, 5
+    rng = np.random.default_rng(3)
+    locations = 1 if attributes["share_location"] else classes
+    proposals = _priors(priors, rng, sets=images)
+    node = opset8.detection_output(
+        parameter([images, priors * locations * 4], name="l"),
+        parameter([images, priors * classes], name="c"),
+        parameter(list(proposals.shape), name="p"), attributes)  # fmt: skip
+    feed = {"l": (rng.normal(size=(images, priors * locations * 4)) * 0.5).astype(np.float32),
+            "c": rng.uniform(0, 1, (images, priors * classes)).astype(np.float32),
+            "p": proposals}  # fmt: skip
+    got, expected = run_irrun(model_of(node), feed)[0], run_openvino(model_of(node), feed)[0]
+    np.testing.assert_array_equal(got, expected)
