@@ -273,10 +273,14 @@ def test_lstm_cell_1_peepholes_of_another_size_are_reported():
 
 
 def test_lstm_cell_1_reads_six_inputs():
-    """OpenVINO's own IR of an LSTMCell-1 (no P): checked, and the P-less layer runs."""
+    """OpenVINO's own IR of an LSTMCell-1 (its serializer leaves P out): checked as OpenVINO
+    infers it."""
     net = _net(GOOD, {**DATA, "weights_format": "fico", "input_forget": "false"},
                version="opset1")  # fmt: skip
     assert validated(net).ok
+    x, h, c = parameter("[2,3]", name="x"), parameter("[?,4]", name="h"), parameter("[...]")
+    w, r, b = parameter("[16,3]"), parameter("[16,1..8]"), parameter("[?]")
+    check_shapes(opset1.lstm_cell(x, h, c, w, r, b, 4))
 
 
 def test_mismatched_batch_is_reported():
