@@ -100,6 +100,22 @@ def test_kernel_matches_cpu_plugin(equation, shapes, etype):
         np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("equation, shapes", [("bhqd,bhkd->bhqk", [(1, 2, 16, 8), (1, 2, 16, 8)]),
+                                              ("...ij,jk", [(2, 3, 4), (4, 5)])])  # fmt: skip
+def test_f16_computes_in_f32_and_rounds_once(equation, shapes):
+    rng = np.random.default_rng(1)
+    arrays = [rng.normal(size=s).astype(np.float16) for s in shapes]
+    params = [parameter(s, "f16", name=f"x{i}") for i, s in enumerate(shapes)]
+    model = model_of(opset7.einsum(params, equation))
+    feed = {f"x{i}": a for i, a in enumerate(arrays)}
+    got = run_irrun(model, feed)[0]
+    assert got.dtype == np.float16
+    cpu = run_openvino(model, feed)[0].astype(np.float32)
+    np.testing.assert_allclose(got.astype(np.float32), cpu, rtol=1e-3, atol=1e-3)  # f16 ulps
+    expected = np.einsum(equation, *(a.astype(np.float32) for a in arrays)).astype(np.float16)
+    np.testing.assert_array_equal(got, expected)
+
+
 def test_implicit_output_is_sorted_with_capitals_first():
     assert parse_equation("Bj,jA")[1] == ["A", "B"]
     assert parse_equation("...ij,jk")[1] == ["...", "i", "k"]
