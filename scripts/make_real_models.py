@@ -8,6 +8,19 @@ OpenVINO model converter really emits (not hand-written XML): for each model thr
   ``save_model`` default), so the graph has f16 Constants followed by Convert;
 * ``<model>_dynamic_f32`` dynamic batch (CNNs) or dynamic sequence length (transformers).
 
+Some models have other variants (``MODEL_VARIANTS``):
+
+* ``<model>_int8`` / ``<model>_int4``  weights compressed by NNCF (``nncf.compress_weights``,
+  INT8 asymmetric per channel; INT4 asymmetric in groups of 16): u8/u4 Consts with zero points
+  and scales, decompressed by Convert, Subtract and Multiply;
+* ``<model>_fq``  post-training quantised by NNCF (``nncf.quantize`` on a small random
+  calibration set): FakeQuantize layers on activations and weights;
+* ``<model>_stateful_f32``  a KV-cache LLM made stateful (ReadValue/Assign), run for several
+  steps (``steps`` in its manifest entry; inputs and outputs keyed ``step<N>.<name>``).
+
+The detector (SSDlite, with If and NonMaxSuppression), the segmentation model (LR-ASPP, with
+Interpolate) and the encoder-decoder (T5) sit beside the models above.
+
 Each IR folder holds ``model.xml``, ``model.bin``, ``inputs.npz`` (keyed by the IR input
 names) and ``expected.npz`` (OpenVINO CPU outputs at f32 inference precision, keyed by the
 IR output names). The dynamic variants are fed the same concrete shapes as the static ones.
@@ -19,7 +32,7 @@ Needs (heavy, deliberately not project dependencies; use a throw-away venv)::
 
     VENV=$(mktemp -d)/realenv       # any throw-away folder outside the work tree
     python -m venv --system-site-packages "$VENV"
-    "$VENV"/bin/pip install torch torchvision transformers timm "numpy==<the project's numpy>"
+    "$VENV"/bin/pip install torch torchvision transformers timm nncf "numpy==<the project's numpy>"
     # pip must leave the project's openvino and numpy as they are (check `pip list`)
 
 Run from the repository root::
@@ -63,6 +76,10 @@ class Spec:
     module: object
     inputs: dict[str, np.ndarray]
     notes: list[str] = field(default_factory=list)
+    #: A stateful model's later steps (inputs of each run after the first, same names).
+    steps: list[dict[str, np.ndarray]] = field(default_factory=list)
+    #: The converted model's output names, in order (the converter leaves some unnamed).
+    output_names: list[str] = field(default_factory=list)
 
 
 def _seed(offset: int) -> np.random.Generator:
@@ -95,6 +112,7 @@ def _tokens(rng: np.random.Generator, names: list[str]) -> dict[str, np.ndarray]
     values = {
         "input_ids": rng.integers(0, VOCAB, (1, SEQ_LEN), dtype=np.int64),
         "attention_mask": np.ones((1, SEQ_LEN), dtype=np.int64),
+        "decoder_input_ids": rng.integers(0, VOCAB, (1, SEQ_LEN // 2), dtype=np.int64),
         "token_type_ids": np.concatenate(
             [np.zeros((1, SEQ_LEN // 2), np.int64), np.ones((1, SEQ_LEN - SEQ_LEN // 2), np.int64)],
             axis=1,
@@ -248,6 +266,183 @@ def build_llama() -> Spec:
     )
 
 
+def build_ssdlite() -> Spec:
+    import torch
+    from torchvision.models.detection import ssdlite320_mobilenet_v3_large
+
+    rng = _seed(7)
+    detector = ssdlite320_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=3, width_mult=0.25
+    )
+    _randomize_batchnorm(detector, rng)
+    detector.transform.min_size, detector.transform.max_size = (128,), 128
+    # Every candidate passes the score threshold, so how many boxes come out does not hang on
+    # a score a rounding away from it: the sizes are those of the top-k and NMS steps.
+    detector.score_thresh = -1.0
+    detector.topk_candidates = 20
+    detector.detections_per_img = 10
+
+    class Detections(torch.nn.Module):
+        """The detector on a batch of one image, its one result as a tuple of tensors."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            found = self.inner([x[0]])[0]
+            return found["boxes"], found["scores"], found["labels"]
+
+    return Spec(
+        "ssdlite_tiny",
+        "torchvision ssdlite320_mobilenet_v3_large(width_mult=0.25, num_classes=3) at 128x128, "
+        "score threshold below every score, 20 candidates a class, 10 detections: resize "
+        "(Interpolate), anchors, box decoding, an If around batched NonMaxSuppression; input "
+        "1x3x128x128 in [0, 1]",
+        "det",
+        Detections(detector).eval(),
+        {"x": rng.uniform(0, 1, (1, 3, 128, 128)).astype(np.float32)},
+        output_names=["boxes", "scores", "labels"],
+    )
+
+
+def build_lraspp() -> Spec:
+    import torch
+    from torchvision.models import mobilenet_v3_small
+    from torchvision.models.segmentation.lraspp import _lraspp_mobilenetv3
+
+    rng = _seed(8)
+    segmenter = _lraspp_mobilenetv3(mobilenet_v3_small(weights=None, width_mult=0.5), 4)
+    _randomize_batchnorm(segmenter, rng)
+
+    class Segmentation(torch.nn.Module):
+        """LR-ASPP's ``out`` map alone."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x):
+            return self.inner(x)["out"]
+
+    return Spec(
+        "lraspp_tiny",
+        "torchvision LR-ASPP segmentation head on mobilenet_v3_small(width_mult=0.5), 4 "
+        "classes: bilinear Interpolate back to the input size; input 1x3x64x64",
+        "cnn",
+        Segmentation(segmenter).eval(),
+        _image(rng),
+        output_names=["out"],
+    )
+
+
+def build_t5() -> Spec:
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    rng = _seed(9)
+    config = T5Config(
+        d_model=32,
+        d_kv=8,
+        d_ff=64,
+        num_layers=2,
+        num_decoder_layers=2,
+        num_heads=4,
+        vocab_size=VOCAB,
+        relative_attention_num_buckets=8,
+        decoder_start_token_id=0,
+        use_cache=False,
+    )
+    module = T5ForConditionalGeneration(config)
+    return Spec(
+        "t5_tiny",
+        "transformers T5ForConditionalGeneration, 2 encoder and 2 decoder layers, d_model 32, "
+        "4 heads, vocab 1000, relative position buckets: encoder-decoder with cross-attention; "
+        "inputs input_ids and attention_mask (16 tokens), decoder_input_ids (8)",
+        "seq",
+        module.eval(),
+        _tokens(rng, ["input_ids", "attention_mask", "decoder_input_ids"]),
+    )
+
+
+#: KV-cache LLM: key/value heads, head size and layers of build_llama_kv.
+KV_HEADS, HEAD_SIZE, KV_LAYERS = 2, 16, 2
+
+
+def build_llama_kv() -> Spec:
+    import torch
+    from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+
+    rng = _seed(10)
+    config = LlamaConfig(
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=KV_LAYERS,
+        num_attention_heads=4,
+        num_key_value_heads=KV_HEADS,
+        max_position_embeddings=64,
+        vocab_size=VOCAB,
+        use_cache=True,
+        attn_implementation="sdpa",
+    )
+    llm = LlamaForCausalLM(config)
+
+    class WithCache(torch.nn.Module):
+        """One decoding step: the tokens, their mask and positions, and the past keys and
+        values of each layer in; the logits and the grown keys and values out."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids, attention_mask, position_ids, past_0_key, past_0_value,
+                    past_1_key, past_1_value):  # fmt: skip
+            cache = DynamicCache(config=config)
+            past = (past_0_key, past_0_value, past_1_key, past_1_value)
+            for layer, key, value in zip(cache.layers, past[0::2], past[1::2], strict=True):
+                # Filled directly: DynamicLayer.update would concatenate onto an empty 1-D
+                # tensor, which the converter cannot follow.
+                layer.device, layer.dtype = key.device, key.dtype
+                layer.keys, layer.values, layer.is_initialized = key, value, True
+            found = self.inner(input_ids=input_ids, attention_mask=attention_mask,
+                               position_ids=position_ids, past_key_values=cache,
+                               use_cache=True)  # fmt: skip
+            grown = found.past_key_values.layers
+            return (found.logits, *[t for layer in grown for t in (layer.keys, layer.values)])
+
+    past = 3
+    example = {
+        "input_ids": rng.integers(0, VOCAB, (1, 2), dtype=np.int64),
+        "attention_mask": np.ones((1, past + 2), np.int64),
+        "position_ids": np.arange(past, past + 2, dtype=np.int64)[None],
+    }
+    for index in range(KV_LAYERS):
+        for kind in ("key", "value"):
+            example[f"past_{index}_{kind}"] = rng.standard_normal(
+                (1, KV_HEADS, past, HEAD_SIZE), dtype=np.float32
+            )
+    steps, position = [], 0
+    for count in (5, 1, 1):  # a prompt of five tokens, then two generated ones
+        steps.append({
+            "input_ids": rng.integers(0, VOCAB, (1, count), dtype=np.int64),
+            "attention_mask": np.ones((1, position + count), np.int64),
+            "position_ids": np.arange(position, position + count, dtype=np.int64)[None],
+        })  # fmt: skip
+        position += count
+    names = ["logits"] + [f"present.{i}.{k}" for i in range(KV_LAYERS) for k in ("key", "value")]
+    return Spec(
+        "llama_kv_tiny",
+        "transformers LlamaForCausalLM as llama_tiny but with a KV cache (2 layers, 2 key-value "
+        "heads of 16), converted with the cache as inputs and outputs and made stateful "
+        "(ReadValue/Assign, each state starting empty from the batch size): a prompt of 5 "
+        "tokens, then 2 steps of 1",
+        "stateful",
+        WithCache(llm).eval(),
+        example,
+        steps=steps,
+        output_names=names,
+    )
+
+
 BUILDERS: dict[str, Callable[[], Spec]] = {
     "resnet_tiny": build_resnet,
     "mobilenet_v3_small": build_mobilenet,
@@ -255,6 +450,25 @@ BUILDERS: dict[str, Callable[[], Spec]] = {
     "bert_tiny": build_bert,
     "gpt2_tiny": build_gpt2,
     "llama_tiny": build_llama,
+    "ssdlite_tiny": build_ssdlite,
+    "lraspp_tiny": build_lraspp,
+    "t5_tiny": build_t5,
+    "llama_kv_tiny": build_llama_kv,
+}
+
+#: The variants each model is saved in (see VARIANTS).
+BASIC = ("static_f32", "static_f16", "dynamic_f32")
+MODEL_VARIANTS: dict[str, tuple[str, ...]] = {
+    "resnet_tiny": BASIC,
+    "mobilenet_v3_small": (*BASIC, "int8", "int4", "fq"),
+    "vit_tiny": BASIC,
+    "bert_tiny": BASIC,
+    "gpt2_tiny": BASIC,
+    "llama_tiny": (*BASIC, "int8", "int4", "fq"),
+    "ssdlite_tiny": ("static_f32", "static_f16"),
+    "lraspp_tiny": BASIC,
+    "t5_tiny": ("static_f32", "dynamic_f32"),
+    "llama_kv_tiny": ("stateful_f32",),
 }
 
 
@@ -266,27 +480,87 @@ def _convert(spec: Spec, dynamic: bool):
     shapes = []
     for value in spec.inputs.values():
         dims = list(value.shape)
-        if dynamic:
+        if spec.kind == "stateful":  # sequence and past lengths vary from step to step
+            dims = [dims[0], -1] if value.ndim == 2 else [dims[0], dims[1], -1, dims[3]]
+        elif dynamic:
             dims[0 if spec.kind == "cnn" else 1] = -1
         shapes.append(ov.PartialShape(dims))
-    if spec.kind == "cnn":
+    if spec.kind in ("cnn", "det"):
         (tensor,) = example.values()
         model = ov.convert_model(spec.module, example_input=tensor, input=shapes)
     else:
         model = ov.convert_model(spec.module, example_input=example, input=shapes)
     # Name the single CNN input like the dict key; the converter calls it after forward's arg.
-    if spec.kind == "cnn":
+    if spec.kind in ("cnn", "det"):
         model.inputs[0].get_tensor().set_names(set(spec.inputs))
+    if spec.kind == "stateful":
+        for port, name in zip(model.inputs, spec.inputs):
+            port.get_tensor().set_names({name})
     # Keep only meaningful output names (drop the tracer's numeric debug names such as "316"),
     # so get_any_name() gives "last_hidden_state" rather than a number. A CNN's single output
     # has only a numeric name and is called "logits".
     for index, output in enumerate(model.outputs):
+        if spec.output_names:
+            output.get_tensor().set_names({spec.output_names[index]})
+            continue
         names = output.get_names()
         kept = {name for name in names if not name.isdigit()}
         if not kept:
             kept = {"logits" if len(model.outputs) == 1 else f"output_{index}"}
         output.get_tensor().set_names(kept)
+    if spec.kind == "stateful":
+        _make_stateful(model)
     return model
+
+
+def _make_stateful(model) -> None:
+    """Turn the past/present key-value inputs and outputs into states, as OpenVINO's
+    ``MakeStateful`` does, each starting as an empty cache of the batch's size (a ReadValue
+    whose initial value is zeros of ``[batch, heads, 0, head size]``)."""
+    import openvino.opset13 as ops
+    from openvino._offline_transformations import apply_make_stateful_transformation
+
+    pairs = {
+        f"past_{i}_{k}": f"present.{i}.{k}" for i in range(KV_LAYERS) for k in ("key", "value")
+    }
+    apply_make_stateful_transformation(model, pairs)
+    (input_ids,) = [p for p in model.get_parameters() if "input_ids" in p.output(0).get_names()]
+    batch = ops.gather(ops.shape_of(input_ids), ops.constant(np.int64([0])),
+                       ops.constant(np.int64(0)))  # fmt: skip
+    empty = ops.concat([batch, ops.constant(np.int64([KV_HEADS, 0, HEAD_SIZE]))], 0)
+    for node in [n for n in model.get_ordered_ops() if n.get_type_name() == "ReadValue"]:
+        variable = model.get_variable_by_id(node.get_variable_id())
+        fresh = ops.read_value(ops.broadcast(ops.constant(np.float32(0)), empty), variable)
+        fresh.set_friendly_name(node.get_friendly_name())
+        node.output(0).replace(fresh.output(0))
+    model.validate_nodes_and_infer_types()
+
+
+def _compress(model, variant: str, spec: Spec):
+    """``int8``/``int4``: NNCF weight compression; ``fq``: NNCF post-training quantisation
+    on a small random calibration set drawn like the model's inputs."""
+    import nncf
+
+    if variant == "int8":
+        return nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT8_ASYM)
+    if variant == "int4":
+        return nncf.compress_weights(model, mode=nncf.CompressWeightsMode.INT4_ASYM,
+                                     group_size=16, ratio=1.0, all_layers=True)  # fmt: skip
+    rng = np.random.default_rng(SEED)
+    samples = []
+    for _ in range(4):
+        sample = {}
+        for name, value in spec.inputs.items():
+            if value.dtype == np.float32:
+                sample[name] = rng.standard_normal(value.shape).astype(np.float32)
+            elif name == "attention_mask":
+                sample[name] = value
+            else:
+                sample[name] = rng.integers(0, VOCAB, value.shape, dtype=value.dtype)
+        samples.append(sample)
+    model_type = nncf.ModelType.TRANSFORMER if spec.kind == "seq" else None
+    return nncf.quantize(model, nncf.Dataset(samples), subset_size=len(samples),
+                         model_type=model_type)  # fmt: skip
 
 
 def _layer_histogram(xml_path: Path) -> Counter:
@@ -299,7 +573,7 @@ def _run_openvino(xml_path: Path, inputs: dict[str, np.ndarray]) -> dict[str, np
 
     core = ov.Core()
     model = core.read_model(xml_path)
-    compiled = core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = core.compile_model(model, "CPU", CPU_CONFIG)
     result = compiled({name: value for name, value in inputs.items()})
     return {
         output.get_any_name(): np.asarray(result[compiled.outputs[i]]).copy()
@@ -307,15 +581,36 @@ def _run_openvino(xml_path: Path, inputs: dict[str, np.ndarray]) -> dict[str, np
     }
 
 
+#: f32 arithmetic, and no on-the-fly int8 quantisation of activations for compressed weights.
+CPU_CONFIG = {"INFERENCE_PRECISION_HINT": "f32", "DYNAMIC_QUANTIZATION_GROUP_SIZE": "0"}
+
+
+def _run_openvino_steps(xml_path: Path, steps: list[dict]) -> list[dict[str, np.ndarray]]:
+    """A stateful model run step after step on one infer request (its states carried)."""
+    import openvino as ov
+
+    core = ov.Core()
+    model = core.read_model(xml_path)
+    request = core.compile_model(model, "CPU", CPU_CONFIG).create_infer_request()
+    results = []
+    for feed in steps:
+        result = request.infer(feed)
+        results.append({output.get_any_name(): np.asarray(result[i]).copy()
+                        for i, output in enumerate(model.outputs)})  # fmt: skip
+    return results
+
+
 def _torch_outputs(spec: Spec, names: list[str]) -> dict[str, np.ndarray]:
     import torch
 
     example = {name: torch.from_numpy(value) for name, value in spec.inputs.items()}
-    args, kwargs = (list(example.values()), {}) if spec.kind == "cnn" else ([], example)
+    args, kwargs = (list(example.values()), {}) if spec.kind in ("cnn", "det") else ([], example)
     with torch.no_grad():
         result = spec.module(*args, **kwargs)
     if isinstance(result, torch.Tensor):
         return {names[0]: result.numpy()}
+    if isinstance(result, tuple):
+        return {name: value.numpy() for name, value in zip(spec.output_names, result)}
     return {name: result[name].numpy() for name in names if name in result}
 
 
@@ -328,6 +623,10 @@ VARIANTS = {
     "static_f32": (False, False),
     "static_f16": (False, True),
     "dynamic_f32": (True, False),
+    "int8": (False, False),
+    "int4": (False, False),
+    "fq": (False, False),
+    "stateful_f32": (True, False),
 }
 
 
@@ -347,6 +646,8 @@ def write_ir(name: str, variant: str, out: Path) -> dict:
     with torch.no_grad():
         spec = BUILDERS[name]()
         model = _convert(spec, dynamic)
+    if variant in ("int8", "int4", "fq"):
+        model = _compress(model, variant, spec)
     folder = out / f"{spec.name}_{variant}"
     if folder.exists():
         shutil.rmtree(folder)
@@ -355,18 +656,25 @@ def write_ir(name: str, variant: str, out: Path) -> dict:
     ov.save_model(model, xml_path, compress_to_fp16=fp16)
     saved = ov.Core().read_model(xml_path)
     names = [port.get_any_name() for port in saved.inputs]
-    if set(names) != set(spec.inputs):
-        raise RuntimeError(f"{spec.name}: IR inputs {names} != {list(spec.inputs)}")
-    inputs = {name: spec.inputs[name] for name in names}
-    expected = _run_openvino(xml_path, inputs)
+    wanted = spec.steps[0] if spec.steps else spec.inputs
+    if set(names) != set(wanted):
+        raise RuntimeError(f"{spec.name}: IR inputs {names} != {list(wanted)}")
+    if spec.steps:  # stateful: every step's inputs and outputs, keyed step<N>.<name>
+        results = _run_openvino_steps(xml_path, spec.steps)
+        inputs = {f"step{i}.{k}": v for i, feed in enumerate(spec.steps) for k, v in feed.items()}
+        expected = {f"step{i}.{k}": v for i, out in enumerate(results) for k, v in out.items()}
+        torch_diff = {}
+    else:
+        inputs = {name: spec.inputs[name] for name in names}
+        expected = _run_openvino(xml_path, inputs)
+        reference = _torch_outputs(spec, list(expected))
+        torch_diff = {
+            name: float(np.max(np.abs(expected[name] - reference[name])))
+            for name in expected
+            if name in reference
+        }
     np.savez(folder / "inputs.npz", **inputs)
     np.savez(folder / "expected.npz", **expected)
-    reference = _torch_outputs(spec, list(expected))
-    torch_diff = {
-        name: float(np.max(np.abs(expected[name] - reference[name])))
-        for name in expected
-        if name in reference
-    }
     histogram = _layer_histogram(xml_path)
     print(
         f"  {folder.name}: {sum(histogram.values())} layers, outputs {list(expected)}, "
@@ -381,22 +689,23 @@ def write_ir(name: str, variant: str, out: Path) -> dict:
         "inputs_file": f"{folder.name}/inputs.npz",
         "expected_file": f"{folder.name}/expected.npz",
         "compress_to_fp16": fp16,
+        "steps": len(spec.steps),
         "inputs": {
             port.get_any_name(): {
                 "ir_shape": _partial_shape(port),
-                "shape": list(inputs[port.get_any_name()].shape),
-                "dtype": str(inputs[port.get_any_name()].dtype),
+                "shape": list(wanted[port.get_any_name()].shape),
+                "dtype": str(wanted[port.get_any_name()].dtype),
             }
             for port in saved.inputs
         },
         "outputs": {
-            name: {
+            port.get_any_name(): {
                 "ir_shape": _partial_shape(port),
-                "shape": list(expected[name].shape),
-                "dtype": str(expected[name].dtype),
+                "shape": list(_first(expected, port.get_any_name()).shape),
+                "dtype": str(_first(expected, port.get_any_name()).dtype),
                 "all_names": sorted(port.get_names()),
             }
-            for name, port in zip(expected, saved.outputs)
+            for port in saved.outputs
         },
         "max_abs_diff_vs_torch": torch_diff,
         "layer_count": sum(histogram.values()),
@@ -408,11 +717,16 @@ def write_ir(name: str, variant: str, out: Path) -> dict:
     }
 
 
+def _first(expected: dict, name: str) -> np.ndarray:
+    """An output's array (a stateful model's from its first step)."""
+    return expected[name] if name in expected else expected[f"step0.{name}"]
+
+
 def _versions() -> dict[str, str]:
     import importlib.metadata as md
 
     result = {}
-    for package in ("openvino", "numpy", "torch", "torchvision", "transformers", "timm"):
+    for package in ("openvino", "numpy", "torch", "torchvision", "transformers", "timm", "nncf"):
         try:
             result[package] = md.version(package)
         except md.PackageNotFoundError:
@@ -435,7 +749,7 @@ def main() -> None:
     models = {name: old["models"][name] for name in old.get("models", {}) if name in BUILDERS}
     irs = [entry for entry in old.get("irs", []) if entry["model"] not in selected]
 
-    jobs = [(name, variant, out) for name in selected for variant in VARIANTS]
+    jobs = [(name, variant, out) for name in selected for variant in MODEL_VARIANTS[name]]
     # One fresh process per IR (see write_ir); two at a time.
     context = multiprocessing.get_context("spawn")
     with context.Pool(processes=2, maxtasksperchild=1) as pool:
@@ -444,7 +758,12 @@ def main() -> None:
         description, kind = entry.pop("_description"), entry.pop("_kind")
         models[entry["model"]] = {
             "description": description,
-            "dynamic_dim": "batch (axis 0)" if kind == "cnn" else "sequence (axis 1)",
+            "dynamic_dim": {
+                "cnn": "batch (axis 0)",
+                "seq": "sequence (axis 1)",
+                "det": "none (static only)",
+                "stateful": "sequence and past length",
+            }[kind],  # fmt: skip
         }
         irs.append(entry)
 

@@ -5,7 +5,18 @@ the middle of a real model is found at its layer.
 Tolerance of the runs: outputs are compared with OpenVINO's CPU plugin in f32 precision as
 ``|irrun - openvino| <= 1e-4 * max|openvino| + 1e-5``: float kernels sum in another order than
 OpenVINO's (Convolution and MatMul over up to 576 products per output here), and the error
-grows through the layers; measured differences are below 1e-6 relative.
+grows through the layers; measured differences are below 1e-6 relative. Two variants need
+more, for reasons of the CPU plugin's arithmetic, not irrun's:
+
+* ``int8``/``int4`` (NNCF weight compression): ``2e-3 * max``. The IR decompresses the weights
+  in f16 (Convert to f16, Subtract, Multiply), which irrun evaluates as written, rounding each
+  step to f16; the CPU plugin fuses the decompression into its MatMul/Convolution in f32.
+  Measured: 3.2e-4 (MobileNet) and 3.8e-4 (LLaMA) of the largest output.
+* ``fq`` (FakeQuantize): ``5e-2 * max``. FakeQuantize rounds to 256 levels, so an input that a
+  float rounding puts on the other side of a level boundary moves by a whole quantum, and the
+  quanta add up through the layers. Measured: 1.6e-2 (MobileNet) and 8.1e-3 (LLaMA).
+
+Integer outputs (the detector's labels) are compared exactly.
 """
 
 from __future__ import annotations
@@ -49,27 +60,71 @@ RUNNABLE = sorted(name for name, entry in IRS.items() if not _uncovered(entry))
 
 
 def test_every_real_model_runs():
-    assert {n.rsplit("_", 2)[0] for n in RUNNABLE} == {
-        "resnet_tiny", "mobilenet_v3_small", "vit_tiny", "bert_tiny", "gpt2_tiny", "llama_tiny"
+    runnable = {IRS[name]["model"] for name in RUNNABLE}
+    assert runnable == {
+        "resnet_tiny", "mobilenet_v3_small", "vit_tiny", "bert_tiny", "gpt2_tiny", "llama_tiny",
+        "ssdlite_tiny", "lraspp_tiny", "t5_tiny", "llama_kv_tiny",
     }  # fmt: skip
-    assert len(RUNNABLE) == 18
+    assert len(RUNNABLE) == 32
+
+
+#: Relative tolerance (of the largest expected value) per variant; see the module docstring.
+TOLERANCE = {"int8": 2e-3, "int4": 2e-3, "fq": 5e-2}
+
+
+def _arrays(path) -> dict:
+    with np.load(path, allow_pickle=False) as archive:
+        return {key: archive[key] for key in archive.files}
+
+
+def _close(got, want, variant, what) -> None:
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    if not np.issubdtype(want.dtype, np.floating):
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    scale = float(np.max(np.abs(want))) if want.size else 0.0
+    tolerance = TOLERANCE.get(variant, 1e-4) * scale + (1e-5 if variant not in TOLERANCE else 0)
+    np.testing.assert_allclose(got, want, rtol=0, atol=tolerance, err_msg=what)
 
 
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_real_model_runs_and_matches_openvino(name):
     entry = IRS[name]
     model = irrun.load(HERE / entry["file"])
-    with np.load(HERE / entry["inputs_file"], allow_pickle=False) as archive:
-        inputs = {key: archive[key] for key in archive.files}
-    with np.load(HERE / entry["expected_file"], allow_pickle=False) as archive:
-        expected = {key: archive[key] for key in archive.files}
+    inputs = _arrays(HERE / entry["inputs_file"])
+    expected = _arrays(HERE / entry["expected_file"])
+    if entry.get("steps"):  # a stateful model: the steps in order, its states carried over
+        session = model.compile()
+        for step in range(entry["steps"]):
+            prefix = f"step{step}."
+            feed = {k[len(prefix) :]: v for k, v in inputs.items() if k.startswith(prefix)}
+            outputs = session.run(feed)
+            assert {prefix + k for k in outputs} == {k for k in expected if k.startswith(prefix)}
+            for key, got in outputs.items():
+                _close(got, expected[prefix + key], entry["variant"], f"{name} {prefix}{key}")
+        return
     outputs = model.run(inputs)
     assert set(outputs) == set(expected)
     for key, want in expected.items():
-        got = outputs[key]
-        assert got.shape == want.shape and got.dtype == want.dtype
-        scale = float(np.max(np.abs(want)))
-        np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * scale + 1e-5)
+        _close(outputs[key], want, entry["variant"], f"{name} {key}")
+
+
+def test_a_stateful_model_starts_again_after_reset_state():
+    entry = IRS["llama_kv_tiny_stateful_f32"]
+    session = irrun.load(HERE / entry["file"]).compile()
+    inputs = _arrays(HERE / entry["inputs_file"])
+    expected = _arrays(HERE / entry["expected_file"])
+    first = {k[len("step0.") :]: v for k, v in inputs.items() if k.startswith("step0.")}
+    second = {k[len("step1.") :]: v for k, v in inputs.items() if k.startswith("step1.")}
+    session.run(first)
+    session.run(second)
+    session.reset_state()
+    again = session.run(first)["logits"]
+    _close(again, expected["step0.logits"], "stateful_f32", "after reset_state")
+    # Without the prompt in the cache, the next token's logits are others.
+    session.reset_state()
+    alone = session.run(second)["logits"]
+    assert float(np.max(np.abs(alone - expected["step1.logits"]))) > 1e-2
 
 
 def test_a_dim_edited_on_both_ends_is_found_at_its_layer(tmp_path):
