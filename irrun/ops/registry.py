@@ -45,6 +45,9 @@ _LOOKED_UP: dict[tuple[str, str | None], Resolution] = {}  # (type, version) spe
 #: The opset names for custom ops (OpenVINO extensions register their ops there): a layer in one
 #: of them is trusted with a warning; any other name that is not ``opsetN`` is an error.
 CUSTOM_OPSETS = ("extension", "experimental")
+#: Op types OpenVINO's IR reader takes from opset2 when a layer declares opset1 (they were
+#: in opset1 before it was frozen).
+FROM_OPSET2_IN_OPSET1 = frozenset({"MVN", "ROIPooling", "ReorgYolo"})
 #: The newest opset OpenVINO has (opset17 holds only a few ops, as OpenVINO defines it).
 LATEST_OPSET = max(OPSETS)
 #: OpenVINO's spelling of every op type of any opset, by lowercase name.
@@ -176,6 +179,8 @@ def _lookup(layer_type: str, version: str | None, opset: int | None) -> Resoluti
         return Resolution(op_class, None if op_class else "custom")
     if opset not in OPSETS:
         return Resolution(None, "unknown-opset")
+    if opset == 1 and name in FROM_OPSET2_IN_OPSET1:
+        opset = 2
     op_version = OPSETS[opset].get(name) if name else None
     if name is not None and op_version is None:
         return Resolution(None, "not-in-opset")

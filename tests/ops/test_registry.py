@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -160,7 +161,13 @@ def test_a_too_big_declared_attribute_is_an_error(tmp_path):
     )
 
 
-def test_trusted_layers_are_counted_by_op(tmp_path):
+def test_trusted_layers_are_counted_by_op(tmp_path, monkeypatch):
+    """An op of OpenVINO's that irrun had no rule for (made so here: irrun has DFT now)."""
+    from irrun.ops import registry
+
+    real = registry.resolve
+    monkeypatch.setattr(registry, "_LOOKED_UP", {})
+    monkeypatch.setattr(registry, "resolve", lambda t, o: None if t == "DFT" else real(t, o))
     xml, report = _validate(_edited('type="Gather" version="opset8"',
                                     'type="DFT" version="opset8"'), tmp_path)  # fmt: skip
     assert report.layers_trusted == 1
@@ -202,3 +209,34 @@ def test_an_opset_name_that_is_neither_opsetn_nor_custom_is_an_error(tmp_path):
         _, trusted = _validate(_edited('type="Gather" version="opset8"',
                                        f'type="MyGather" version="{name}"'), tmp_path)  # fmt: skip
         assert trusted.codes() == ["unknown-op"] and trusted.ok
+
+
+def test_opset1_mvn_roipooling_reorgyolo_come_from_opset2(tmp_path):
+    """OpenVINO's reader takes MVN, ROIPooling and ReorgYolo declared in opset1 from opset2."""
+    text = """<?xml version="1.0"?>
+<net name="t" version="11">
+<layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,4,4,4" element_type="f32"/>
+<output><port id="0" precision="FP32"><dim>1</dim><dim>4</dim><dim>4</dim><dim>4</dim></port>
+</output></layer>
+<layer id="1" name="r" type="ReorgYolo" version="opset1"><data stride="2"/>
+<input><port id="0" precision="FP32"><dim>1</dim><dim>4</dim><dim>4</dim><dim>4</dim></port></input>
+<output><port id="1" precision="FP32"><dim>1</dim><dim>16</dim><dim>2</dim><dim>2</dim></port>
+</output></layer>
+<layer id="2" name="out" type="Result" version="opset1">
+<input><port id="0" precision="FP32"><dim>1</dim><dim>16</dim><dim>2</dim><dim>2</dim></port>
+</input></layer>
+</layers>
+<edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+<edge from-layer="1" from-port="1" to-layer="2" to-port="0"/></edges>
+</net>
+"""
+    path = tmp_path / "m.xml"
+    path.write_text(text)
+    ov.Core().read_model(str(path))  # accepted by OpenVINO
+    report = irrun.load(path).validate()
+    assert report.ok and not list(report)
+    assert (report.layers_checked, report.layers_trusted) == (3, 0)
+    for layer_type in ("MVN", "ROIPooling", "ReorgYolo"):
+        resolution = lookup_layer(SimpleNamespace(type=layer_type, version="opset1", opset=1))
+        assert (resolution.problem, resolution.op_version) == (None, 2)
