@@ -80,16 +80,18 @@ def interleaved(functions: dict, repeat: int) -> dict:
     return best
 
 
-def median_of(function, repeat: int, warmup: int = 1) -> float:
-    """Median wall time of ``repeat`` calls after ``warmup`` calls (seconds)."""
-    for _ in range(warmup):
+def interleaved_medians(functions: dict, repeat: int) -> dict:
+    """Median wall time of each function over ``repeat`` interleaved rounds, after one
+    warm-up call of each (seconds, by label)."""
+    times = {label: [] for label in functions}
+    for function in functions.values():
         function()
-    times = []
     for _ in range(repeat):
-        started = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for label, function in functions.items():
+            started = time.perf_counter()
+            function()
+            times[label].append(time.perf_counter() - started)
+    return {label: statistics.median(values) for label, values in times.items()}
 
 
 def goal(met: bool) -> str:
@@ -227,17 +229,17 @@ def data_movement(folder: Path, concat_mib: int, rows: int, repeat: int) -> dict
         model = irrun.load(path)
         model.compile()
         (ours,) = model.run(feeds).values()
-        irrun_time = best_of(lambda: model.run(feeds), repeat)
-        best_label, best_time = None, float("inf")
         for label, function in numpy_variants.items():
-            reference = function()
-            assert np.array_equal(reference, ours), label
-            seconds = best_of(function, repeat)
-            if seconds < best_time:
-                best_label, best_time = label, seconds
+            assert np.array_equal(function(), ours), label
+        best = interleaved({"irrun": lambda: model.run(feeds), **numpy_variants,
+                            "allocating": allocating}, repeat)  # fmt: skip
+        irrun_time = best.pop("irrun")
+        allocating_time = best.pop("allocating")
+        best_label = min(best, key=best.get)
+        best_time = best[best_label]
         ratio = irrun_time / best_time
         # For context: NumPy allocating its output as irrun must (page faults included).
-        allocating_ratio = irrun_time / best_of(allocating, repeat)
+        allocating_ratio = irrun_time / allocating_time
         print(f"  {title:<44} irrun {irrun_time * 1e3:8.1f} ms  numpy {best_time * 1e3:8.1f} ms "
               f"({best_label})  x{ratio:.2f} (goal ≤ 1.1: {goal(ratio <= 1.1)}); "
               f"x{allocating_ratio:.2f} numpy allocating its output")  # fmt: skip
@@ -302,18 +304,11 @@ def real_model_row(name: str, xml: Path, inputs, threads: int, repeat: int, onnx
     compiled = model.compile()
     compile_seconds = time.perf_counter() - started
     ours = model.run(feeds, threads=threads)
-    irrun_time = median_of(lambda: model.run(feeds, threads=threads), repeat)
     request = openvino_request(xml, threads)
-    openvino_time = median_of(lambda: request.infer(feeds), repeat)
     theirs = request.infer(feeds)
-    # Outputs in model order on both sides (Results in document order).
-    pairs = zip(ours.values(), (np.asarray(theirs[o]) for o in request.model_outputs))
-    difference = max((float(np.max(np.abs(a - b))) for a, b in pairs
-                      if a.dtype.kind == "f" and a.shape == b.shape),
-                     default=float("nan"))  # fmt: skip
-    figures = {"irrun_ms": irrun_time * 1e3, "openvino_ms": openvino_time * 1e3,
-               "compile_ms": compile_seconds * 1e3, "max_abs_diff": difference,
-               "folded_mb": compiled.folded_bytes / 2**20}  # fmt: skip
+    contenders = {"irrun": lambda: model.run(feeds, threads=threads),
+                  "openvino": lambda: request.infer(feeds)}  # fmt: skip
+    onnx_feeds = None
     if onnx_path is not None and Path(onnx_path).exists():
         onnx_feeds = _onnx_feeds(onnx_path, feeds)
         try:
@@ -324,22 +319,37 @@ def real_model_row(name: str, xml: Path, inputs, threads: int, repeat: int, onnx
             options.inter_op_num_threads = 1
             session = onnxruntime.InferenceSession(str(onnx_path), options,
                                                    providers=["CPUExecutionProvider"])  # fmt: skip
-            figures["onnxruntime_ms"] = (
-                median_of(lambda: session.run(None, onnx_feeds), repeat) * 1e3
-            )
+            contenders["onnxruntime"] = lambda: session.run(None, onnx_feeds)
         except ImportError:
             pass
+    medians = interleaved_medians(contenders, repeat)
+    irrun_time, openvino_time = medians["irrun"], medians["openvino"]
+    # Outputs in model order on both sides (Results in document order).
+    pairs = zip(ours.values(), (np.asarray(theirs[o]) for o in request.model_outputs))
+    difference = max((float(np.max(np.abs(a - b))) for a, b in pairs
+                      if a.dtype.kind == "f" and a.shape == b.shape),
+                     default=float("nan"))  # fmt: skip
+    figures = {"irrun_ms": irrun_time * 1e3, "openvino_ms": openvino_time * 1e3,
+               "compile_ms": compile_seconds * 1e3, "max_abs_diff": difference,
+               "folded_mb": compiled.folded_bytes / 2**20}  # fmt: skip
+    if "onnxruntime" in medians:
+        figures["onnxruntime_ms"] = medians["onnxruntime"] * 1e3
+    if onnx_feeds is not None:
         from onnx.reference import ReferenceEvaluator
 
         reference = ReferenceEvaluator(str(onnx_path))
-        figures["reference_ms"] = median_of(lambda: reference.run(None, onnx_feeds), 1, 0) * 1e3
+        # Slow: two rounds, each beside an irrun run, and the ratio of the two bests.
+        best = interleaved({"irrun": contenders["irrun"],
+                            "reference": lambda: reference.run(None, onnx_feeds)}, 2)  # fmt: skip
+        figures["reference_ms"] = best["reference"] * 1e3
+        figures["reference_speedup"] = best["reference"] / best["irrun"]
     ratio = irrun_time / openvino_time
     line = (f"  {name:<28} irrun {irrun_time * 1e3:9.1f} ms  OpenVINO {openvino_time * 1e3:8.1f} ms"
             f"  x{ratio:5.1f} (goal ≤ 3: {goal(ratio <= 3)})")  # fmt: skip
     if "onnxruntime_ms" in figures:
         line += f"  onnxruntime {figures['onnxruntime_ms']:8.1f} ms"
     if "reference_ms" in figures:
-        speedup = figures["reference_ms"] / figures["irrun_ms"]
+        speedup = figures["reference_speedup"]
         line += (f"  reference {figures['reference_ms']:9.1f} ms: irrun {speedup:.1f}x faster "
                  f"(goal ≥ 10: {goal(speedup >= 10)})")  # fmt: skip
     print(line + f"  |max diff| {difference:.1e}")
