@@ -155,15 +155,22 @@ def test_gather7_out_of_range_is_an_error_naming_index_and_layer(tmp_path):
 
 
 def test_unsupported_ops_are_all_listed_before_running(tmp_path):
-    # Two ops irrun has no kernel for (DFT-7, ExtractImagePatches-3).
+    # Two custom ops irrun has no kernel for (a DFT and an ExtractImagePatches renamed).
     x = opset1.parameter([1, 1, 4, 2], np.float32, name="x")
     x.output(0).get_tensor().set_names({"x"})
     dft = opset7.dft(x, opset1.constant(np.array([2], np.int64)))
     patches = opset3.extract_image_patches(dft, [2, 1], [1, 1], [1, 1], "valid")
-    model = save(tmp_path, [opset1.result(patches)], [x])
+    path = tmp_path / "m.xml"
+    ov.save_model(ov.Model([opset1.result(patches)], [x], "m"), path, compress_to_fp16=False)
+    text = path.read_text()
+    text = text.replace('type="DFT" version="opset7"', 'type="MyFFT" version="extension"')
+    text = text.replace('type="ExtractImagePatches" version="opset3"',
+                        'type="MyPatches" version="extension"')  # fmt: skip
+    path.write_text(text)
+    model = irrun.load(path)
     with pytest.raises(irrun.UnsupportedOpError) as info:
         model.run({"x": np.zeros((1, 1, 4, 2), np.float32)})
-    assert "DFT" in str(info.value) and "ExtractImagePatches" in str(info.value)
+    assert "MyFFT" in str(info.value) and "MyPatches" in str(info.value)
 
 
 def test_model_with_errors_is_not_run(tmp_path):
