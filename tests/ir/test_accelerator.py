@@ -8,6 +8,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -340,3 +341,37 @@ def test_short_texts_are_shared_within_a_load_only():
     first, second = irrun.load(big_net(200)), irrun.load(big_net(200))
     assert first.layers[5].type is first.layers[6].type  # one object per text in a load
     assert first.layers[5].type is not second.layers[5].type  # nothing kept between loads
+
+
+def test_a_build_against_another_libxml2_refuses_to_import(tmp_path):
+    # The same source compiled with libxml2's version header saying 2.9.1: importing it must
+    # fail with both versions named, so that the reader falls back to pure Python.
+    import shutil
+    import sysconfig
+
+    import lxml
+
+    compiler = shutil.which(sysconfig.get_config_var("CC").split()[0]) or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler here")
+    (tmp_path / "libxml").mkdir()
+    (tmp_path / "libxml" / "xmlversion.h").write_text(
+        "#include_next <libxml/xmlversion.h>\n#undef LIBXML_VERSION\n#define LIBXML_VERSION 20901\n"
+        '#undef LIBXML_DOTTED_VERSION\n#define LIBXML_DOTTED_VERSION "2.9.1"\n'
+    )
+    source = Path(__file__).resolve().parents[2] / "irrun" / "ir" / "_walk.c"
+    target = tmp_path / ("_walk" + sysconfig.get_config_var("EXT_SUFFIX"))
+    includes = [tmp_path, *lxml.get_include(), sysconfig.get_paths()["include"]]
+    subprocess.run([compiler, "-shared", "-fPIC", "-O0", *(f"-I{folder}" for folder in includes),
+                    str(source), "-o", str(target)], check=True, capture_output=True)  # fmt: skip
+    code = (
+        "import importlib.util, sys; spec = importlib.util.spec_from_file_location('_walk', "
+        f"{str(target)!r})\ntry:\n    importlib.util.module_from_spec(spec)\n"
+        "except ImportError as exc:\n    print(exc)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    running = ".".join(map(str, etree.LIBXML_VERSION))
+    assert done.stdout == (
+        f"compiled against libxml2 2.9.1, but lxml runs with libxml2 {running}; rebuild irrun "
+        "(pip install -e .) to use the accelerator\n"
+    )
