@@ -1,4 +1,7 @@
-"""LogicalXor-2: elementwise ``xor`` of booleans with auto-broadcast.
+"""LogicalXor-2 and Xor-1: elementwise ``xor`` of booleans with auto-broadcast.
+
+Xor-1 is opset1's name of the same op (OpenVINO's ``v0::Xor``; opset2 dropped it, LogicalXor
+remains): the same inputs, attributes, checks and result.
 
 Inputs: two tensors of one element type (boolean only). Attributes: ``auto_broadcast``
 (none/numpy/pdpd, default numpy) and, for pdpd, the axis
@@ -24,3 +27,10 @@ class LogicalXor(BinaryOp):
 
     def compute(self, a, b):
         return np.logical_xor(a, b)
+
+
+@register
+class Xor(LogicalXor):
+    """Xor-1: opset1's LogicalXor."""
+
+    type, version = "Xor", 1
