@@ -148,7 +148,7 @@ USAGE = {
     "unknown-command": (["frobnicate", "{model}"], "No such command"),
     "missing-model": (["validate"], "Missing argument"),
     "missing-model-execute": (["execute", "--inputs", "{inputs}"], "Missing argument"),
-    "missing-inputs-option": (["execute", "{model}"], "Missing option '--inputs'"),
+    "seed-without-value": (["execute", "{model}", "--seed"], "requires an argument"),
     "inputs-without-file": (["execute", "{model}", "--inputs"], "requires an argument"),
     "weights-without-file": (["inspect", "{model}", "--weights"], "requires an argument"),
     "output-without-file": (
