@@ -36,7 +36,6 @@ __all__ = [
 DYNAMIC_TYPE = ELEMENT_TYPES["dynamic"]
 
 
-@dataclass(slots=True)
 class TensorInfo:
     """What is known of a tensor before running anything.
 
@@ -47,7 +46,8 @@ class TensorInfo:
     element_type : ElementType
         Its element type (``dynamic`` when unknown).
     value : numpy.ndarray or None
-        Its value, when it is a constant (or folded from constants).
+        Its value, when it is a constant (or folded from constants). A folded value may be
+        computed only when first read (see :meth:`defer`).
     why : str or callable
         How an op computed the shape, shown in messages (``axis 1: 8 + 16 + 32 = 56``); a
         callable returning that text when building it costs more than it is worth up front.
@@ -58,15 +58,58 @@ class TensorInfo:
         ``None`` (unknown). See :mod:`irrun.ops._values`.
     """
 
-    shape: Shape
-    element_type: ElementType = DYNAMIC_TYPE
-    value: object = None
-    why: object = ""
-    partial: tuple | None = None
+    # _pending: ``(function, index)`` computing the value on first read, or None
+    __slots__ = ("shape", "element_type", "_value", "why", "partial", "_pending")
+
+    def __init__(self, shape: Shape, element_type: ElementType = DYNAMIC_TYPE,
+                 value: object = None, why: object = "", partial: tuple | None = None):  # fmt: skip
+        self.shape = shape
+        self.element_type = element_type
+        self._value = value
+        self.why = why
+        self.partial = partial
+        self._pending = None
+
+    @property
+    def value(self):
+        """The value (``None`` when not known); a deferred one is computed now, once."""
+        pending = self._pending
+        if pending is not None:
+            self._pending = None
+            self._value = pending[0](pending[1])
+        return self._value
+
+    @value.setter
+    def value(self, value) -> None:
+        self._pending = None
+        self._value = value
+
+    def defer(self, function, index: int) -> None:
+        """Make the value ``function(index)``, computed when first read (validation folds
+        constant weights this way: most are never read)."""
+        self._value = None
+        self._pending = (function, index)
+
+    @property
+    def may_have_value(self) -> bool:
+        """True when the value is known or deferred (without computing a deferred one)."""
+        return self._value is not None or self._pending is not None
 
     def explain(self) -> str:
         """The ``why`` text."""
         return self.why() if callable(self.why) else self.why
+
+    def __repr__(self) -> str:
+        return (f"TensorInfo(shape={self.shape!r}, element_type={self.element_type!r}, "
+                f"value={self.value!r}, why={self.why!r}, partial={self.partial!r})")  # fmt: skip
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.shape, self.element_type, self.value, self.why, self.partial) == (
+            other.shape, other.element_type, other.value, other.why, other.partial)  # fmt: skip
+
+    __hash__ = None  # as a dataclass with eq: mutable, not hashable
 
 
 class OpContext:
@@ -202,7 +245,16 @@ class Op:
     # -- attributes -----------------------------------------------------------------------
     def _parse_attributes(self, declared) -> None:
         given = self.layer.attributes
+        # Real models repeat attribute sets (strides="1,1" pads_begin="1,1" ...): one parsed
+        # without any problem is parsed once per op class.
+        key = (type(self), id(declared), *given.items())
+        parsed = _PARSED.get(key)
+        if parsed is not None:
+            for field, value in parsed:
+                setattr(self, field, value if type(value) is not list else list(value))
+            return
         known = 0
+        values = []
         for attribute, field in _plan(type(self), declared):
             text = given.get(attribute.name)
             if text is None:
@@ -217,8 +269,11 @@ class Op:
                 else:
                     value = self._parse_value(attribute, text)
             setattr(self, field, value)
+            values.append((field, value if type(value) is not list else list(value)))
         if known < len(given):
             self._report_unknown(declared)
+        elif not self.incomplete and len(_PARSED) < _PARSED_LIMIT:  # nothing was reported
+            _PARSED[key] = tuple(values)
 
     def _parse_value(self, attribute: Attribute, text: str):
         try:
@@ -314,6 +369,11 @@ class Op:
 
 
 _PLANS: dict[type, tuple] = {}
+
+#: (op class, declared attributes, attributes as written) -> ((field, value), ...): sets
+#: parsed without a problem (lists are copied out: an op may change its own).
+_PARSED: dict[tuple, tuple] = {}
+_PARSED_LIMIT = 1 << 14
 
 
 def _plan(op_class: type, declared) -> tuple:

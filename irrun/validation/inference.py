@@ -246,18 +246,20 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         foldable = None  # every input a known constant and the op runnable (asked once)
         folded = None  # the op's outputs, evaluated once for all of them
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
-            if info.value is None:
+            if not info.may_have_value:
                 if foldable is None:
                     foldable = has_kernel(op_class)
                     for known in inputs:  # (a loop: cheaper than all() over a generator)
-                        if known.value is None:
+                        if not known.may_have_value:  # (a deferred value is not computed)
                             foldable = False
                             break
                     foldable = foldable and _small(outputs)
                 if foldable:
                     if folded is None:
-                        folded = _fold(op, inputs)
-                    info.value = folded[index] if index < len(folded) else None
+                        folded = _Folding(op, inputs).output
+                    # Computed when read: most folded values (weights decompressed by
+                    # Convert, Subtract, Multiply) feed rules that read only their shape.
+                    info.defer(folded, index)
             etype = port.element_type
             if port.declared_shape.dims == info.shape.dims and (
                 etype is None or etype is info.element_type
@@ -401,11 +403,36 @@ def _small(outputs) -> bool:
 
 
 def _fold(op, inputs) -> list:
-    """The op's outputs evaluated on its constant inputs (``[]`` when evaluation fails)."""
+    """The op's outputs evaluated on its constant inputs (``[]`` when evaluation fails, or
+    when an input's deferred value turned out unknown)."""
+    values = [i.value for i in inputs]
+    for value in values:
+        if value is None:
+            return []
     try:
-        return list(op.evaluate([i.value for i in inputs]))
+        return list(op.evaluate(values))
     except Exception:  # out-of-range indices etc. are reported by infer already
         return []
+
+
+class _Folding:
+    """A layer's folding, done on first need: :meth:`output` is what ``TensorInfo.defer``
+    calls for each output (the op is evaluated once for all of them)."""
+
+    __slots__ = ("op", "inputs", "values")
+
+    def __init__(self, op, inputs):
+        self.op = op
+        self.inputs = inputs
+        self.values = None
+
+    def output(self, index: int):
+        """Output ``index`` of the folded op (``None`` when folding fails)."""
+        values = self.values
+        if values is None:
+            values = self.values = _fold(self.op, self.inputs)
+            self.op = self.inputs = None  # (nothing more to compute: let them go)
+        return values[index] if index < len(values) else None
 
 
 def _less_precise(inferred: Shape, declared: Shape) -> bool:
