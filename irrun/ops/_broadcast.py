@@ -99,6 +99,12 @@ def broadcast_dims(a: Dim, b: Dim) -> Dim | None:
 
 def _merge(a: Shape, b: Shape, mode: str, axis: int) -> tuple[Shape | None, str | None]:
     """``(result, None)`` or ``(None, why not)``."""
+    if a.dims == b.dims and mode != "pdpd" and a.dims is not None:
+        return a, None  # equal shapes broadcast to themselves (the common case)
+    if mode == "numpy":
+        sizes = _static_numpy(a, b)
+        if sizes is not None:
+            return sizes, None
     if mode == "none":
         if a.dims is None:
             return b, None
@@ -146,6 +152,26 @@ def _merge(a: Shape, b: Shape, mode: str, axis: int) -> tuple[Shape | None, str 
             return None, f"dimension {start + i}: {x} vs {y} cannot broadcast"
         dims[start + i] = merged
     return shape_of_dims(tuple(dims)), None
+
+
+def _static_numpy(a: Shape, b: Shape) -> Shape | None:
+    """The numpy broadcast of two static shapes that broadcast (``None`` when either is not
+    static or they clash: the general path then explains), on plain sizes."""
+    left, right = a._static_sizes(), b._static_sizes()
+    if left is None or right is None:
+        return None
+    rank = max(len(left), len(right))
+    left = (1,) * (rank - len(left)) + left
+    right = (1,) * (rank - len(right)) + right
+    sizes = []
+    for x, y in zip(left, right):
+        if x == y or y == 1:
+            sizes.append(x)
+        elif x == 1:
+            sizes.append(y)
+        else:
+            return None
+    return shape_of_dims(tuple([static_dim(size) for size in sizes]))
 
 
 def broadcast_pair(a: Shape, b: Shape, mode: str = "numpy", axis: int = -1) -> Shape | None:

@@ -415,6 +415,10 @@ def _versions_text(op_type: str, attribute: Attribute) -> str:
 def common_element_type(op: Op, inputs: list[TensorInfo], what: str = "inputs", ports=None):
     """The one element type of ``inputs`` (ignoring dynamic), reporting ``input-type`` when they
     differ and returning ``None``. ``ports``: the input positions concerned (default: all)."""
+    if ports is None and len(inputs) == 2:  # the common case: two inputs of one known type
+        first = inputs[0].element_type
+        if first is inputs[1].element_type and first.name != "dynamic":
+            return first
     positions = range(len(inputs)) if ports is None else ports
     known = [(i, inputs[i].element_type) for i in positions
              if inputs[i].element_type.name != "dynamic"]  # fmt: skip
