@@ -50,7 +50,7 @@ from irrun.ops._windows import (
     window_view,
 )
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
-from irrun.shape import Dim, Shape
+from irrun.shape import Dim, Shape, static_dim
 
 __all__ = ["ConvolutionFamily", "convolve", "choose_method", "TILE_BYTES"]
 
@@ -138,6 +138,16 @@ class ConvolutionFamily(Op):
         auto = self.auto_pad in ("same_upper", "same_lower")
         out = [data_dims[0], channels]
         for axis in range(spatial):
+            size, extent, pads = sizes[axis], kernel[axis], begin[axis] + end[axis]
+            if not auto and size.lower == size.upper and extent.lower == extent.upper and pads >= 0:
+                # static axis, what conv_output_dim gives, on ints
+                padded = size.lower + pads
+                window = max(0, extent.lower - 1) * self.dilations[axis] + 1
+                if window > padded:
+                    self._window_error(axis, extent, window, size, begin, end, padded)
+                    return None
+                out.append(static_dim((padded - window) // self.strides[axis] + 1))
+                continue
             dim, padded, window = conv_output_dim(
                 sizes[axis],
                 kernel[axis],
@@ -149,15 +159,8 @@ class ConvolutionFamily(Op):
             )
             if padded is not None and padded.is_static and window.is_static:
                 if window.lower > padded.lower:
-                    self.context.error(
-                        "input-dims",
-                        f"{self.describe()}: spatial axis {axis}: the dilated kernel "
-                        f"({kernel[axis]} - 1) * {self.dilations[axis]} + 1 = {window} is larger "
-                        f"than the padded data {sizes[axis]} + {begin[axis]} + {end[axis]} = "
-                        f"{padded}",
-                        port=self.input_port(0),
-                        hint="use a smaller kernel or dilation, or more padding",
-                    )
+                    self._window_error(axis, kernel[axis], window, sizes[axis], begin, end,
+                                       padded)  # fmt: skip
                     return None
             out.append(dim)
         shape = Shape(out)
@@ -166,6 +169,17 @@ class ConvolutionFamily(Op):
                 shape, etype, why=lazy_text("data {}, filters {}", data.shape, filters.shape)
             )
         ]
+
+    def _window_error(self, axis, extent, window, size, begin, end, padded) -> None:
+        self.context.error(
+            "input-dims",
+            f"{self.describe()}: spatial axis {axis}: the dilated kernel "
+            f"({extent} - 1) * {self.dilations[axis]} + 1 = {window} is larger "
+            f"than the padded data {size} + {begin[axis]} + {end[axis]} = "
+            f"{padded}",
+            port=self.input_port(0),
+            hint="use a smaller kernel or dilation, or more padding",
+        )
 
     def _spatial_count(self, data_dims, filter_dims):
         if data_dims is not None:
