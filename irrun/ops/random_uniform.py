@@ -133,6 +133,9 @@ class RandomUniform(Op):
         """Philox (tensorflow) or MT19937 (pytorch) words scaled into ``[min, max)``."""
         sizes = np.asarray(inputs[0]).reshape(-1).astype(np.int64).tolist()
         etype = self.output_type
+        if etype.name not in _OUTPUT_TYPES:
+            raise ValueError(f"{self.describe()}: OpenVINO draws no {etype} numbers (it can "
+                             f"draw {', '.join(_OUTPUT_TYPES)})")  # fmt: skip
         dtype = etype.numpy_dtype
         low = np.asarray(inputs[1]).astype(dtype).reshape(-1)[0]
         high = np.asarray(inputs[2]).astype(dtype).reshape(-1)[0]

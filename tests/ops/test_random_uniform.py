@@ -195,3 +195,9 @@ def test_random_uniform_reports_bounds_of_two_shapes():
 def test_random_uniform_reports_an_output_type_it_cannot_draw():
     with pytest.raises(IRError, match="output_type u8 is not a floating-point type, i32 or i64"):
         bare_op(RandomUniform, {"output_type": "u8"})
+
+
+def test_random_uniform_refuses_to_draw_float8():
+    op = bare_op(RandomUniform, {"output_type": "f8e4m3"})
+    with pytest.raises(ValueError, match="OpenVINO draws no f8e4m3 numbers"):
+        op.evaluate([np.array([2]), np.float32(0), np.float32(1)])
