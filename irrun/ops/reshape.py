@@ -117,6 +117,11 @@ class Reshape(Op):
         dims, minus_one = pattern
         special_zero = self.special_zero
         in_dims = shape.dims
+        sizes = shape._static_sizes()
+        if sizes is not None:
+            result = _static_output(sizes, dims, minus_one, special_zero)
+            if result is not None:
+                return result
         product = _Product()
         out = []
         if in_dims is None:
@@ -216,6 +221,45 @@ class Reshape(Op):
             shape = self._output(Shape(data.shape), self._pattern(pattern), info)
             pattern = list(shape.to_tuple())
         return [np.reshape(data, pattern)]
+
+
+def _static_output(sizes, dims, minus_one, special_zero) -> Shape | None:
+    """What :meth:`Reshape._output` gives for a static input and a target of plain static
+    dims, on ints; ``None`` when the general path must decide (a dynamic or ShapeOf-read
+    target dim, a problem to report, an empty -1 product, a count beyond 64 bits)."""
+    rank = len(sizes)
+    out = []
+    in_count = out_count = 1
+    zero_copied = False
+    for i, dim in enumerate(dims):
+        if type(dim) is not Dim or dim.lower != dim.upper:
+            return None
+        size = dim.lower
+        if i == minus_one:
+            out.append(None)
+            if i < rank:
+                in_count *= sizes[i]
+        elif special_zero and size == 0:
+            if i >= rank:
+                return None
+            out.append(sizes[i])  # copied: out of both products
+            zero_copied = True
+        else:
+            out.append(size)
+            out_count *= size
+            if i < rank:
+                in_count *= sizes[i]
+    for k in range(len(dims), rank):
+        in_count *= sizes[k]
+    if in_count >= INFINITE or out_count >= INFINITE:
+        return None
+    if minus_one is not None:
+        if out_count == 0 or in_count % out_count:
+            return None
+        out[minus_one] = in_count // out_count
+    elif not zero_copied and in_count != out_count:
+        return None
+    return Shape([static_dim(size) for size in out])
 
 
 class _Product:
