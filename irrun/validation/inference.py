@@ -139,6 +139,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
     # id(input port) -> the output port feeding it (the first edge into it, as indexed)
     producer_of = {id(port): producer for _, producer, port in graph._producers.values()}
     labels: dict[type, str] = {}
+    resolved: dict[tuple, object] = {}  # (type, version) -> lookup_layer's answer
     order = _flow_order(graph)
     if progress is not None:
         from irrun.progress import steps
@@ -168,7 +169,9 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
             if results is not None and layer.type == "Result":
                 results[layer.id] = inputs[0]
 
-        resolution = lookup_layer(layer)
+        resolution = resolved.get((layer.type, layer.version))
+        if resolution is None:
+            resolution = resolved[layer.type, layer.version] = lookup_layer(layer)
         op_class = resolution.op_class
         if op_class is None:
             if resolution.problem in _REFUSED:  # an error: checked, and found wrong
@@ -238,19 +241,23 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                     causes[id(port)] = input_causes[0]
             continue
         checked += 1
-        if context.failed or (
-            declared_only and any(id(p) in declared_only for p in producers if p is not None)
-        ):  # what flows out rests on something unchecked: its gaps are not irrun's to count
+        unchecked = context.failed
+        if declared_only and not unchecked:
+            for source in producers:
+                if source is not None and id(source) in declared_only:
+                    unchecked = True
+                    break
+        if unchecked:  # what flows out rests on something unchecked: its gaps are not irrun's
             declared_only.update(id(port) for port in layer.outputs)
         declared_outputs = None
         foldable = None  # every input a known constant and the op runnable (asked once)
         folded = None  # the op's outputs, evaluated once for all of them
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
-            if not info.may_have_value:
+            if info._value is None and info._pending is None:  # (may_have_value, inlined)
                 if foldable is None:
                     foldable = has_kernel(op_class)
                     for known in inputs:  # (a loop: cheaper than all() over a generator)
-                        if not known.may_have_value:  # (a deferred value is not computed)
+                        if known._value is None and known._pending is None:  # (not computed)
                             foldable = False
                             break
                     foldable = foldable and _small(outputs)
