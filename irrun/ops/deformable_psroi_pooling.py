@@ -148,6 +148,13 @@ class DeformablePSROIPooling(Op):
         """The x and y shifts (``offset * trans_std``) of every bin: ``[rois, out_dim, g, g]``."""
         group, out_dim, part = self.group_size, self.output_dim, self.part_size
         coords_groups = offsets.shape[1] // 2
+        needed = count * offsets.shape[1] * part * part
+        if coords_groups == 0 or out_dim % coords_groups or offsets.size < needed:
+            raise ValueError(
+                f"{self.describe()}: offsets {list(offsets.shape)} do not fit {count} ROIs of "
+                f"part_size {part} and output_dim {out_dim}: they must be [num_rois, 2 * K, "
+                f"part_size, part_size] with K dividing output_dim"
+            )
         per_group = out_dim // coords_groups
         channel_group = np.arange(out_dim) // per_group
         cell = np.arange(group) * part // group

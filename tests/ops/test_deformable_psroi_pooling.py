@@ -89,3 +89,13 @@ def test_a_roi_of_negative_batch_gives_zeros_and_later_rois_still_pool():
     (alone,) = op.evaluate([data, rois[2:]])
     assert not out[1].any()
     np.testing.assert_array_equal(out[2], alone[0])
+
+
+def test_deformable_psroi_pooling_reports_offsets_of_the_wrong_size():
+    op = bare_op(DeformablePSROIPooling, {"output_dim": "2", "spatial_scale": "1",
+                                          "part_size": "3"})  # fmt: skip
+    data, rois = np.zeros((1, 2, 3, 3), np.float32), np.zeros((1, 5), np.float32)
+    with pytest.raises(
+        ValueError, match=r"offsets \[1, 2, 2, 2\] do not fit 1 ROIs of part_size 3"
+    ):
+        op.evaluate([data, rois, np.zeros((1, 2, 2, 2), np.float32)])
