@@ -58,42 +58,40 @@ class TensorInfo:
         ``None`` (unknown). See :mod:`irrun.ops._values`.
     """
 
-    # _pending: ``(function, index)`` computing the value on first read, or None
-    __slots__ = ("shape", "element_type", "_value", "why", "partial", "_pending")
+    # _pending: ``(function, index)`` computing the value on first read, or None; while it
+    # is pending the ``value`` slot is empty, so reading it calls __getattr__ (plain reads of
+    # a set slot cost no Python call)
+    __slots__ = ("shape", "element_type", "value", "why", "partial", "_pending")
 
     def __init__(self, shape: Shape, element_type: ElementType = DYNAMIC_TYPE,
                  value: object = None, why: object = "", partial: tuple | None = None):  # fmt: skip
         self.shape = shape
         self.element_type = element_type
-        self._value = value
+        self.value = value
         self.why = why
         self.partial = partial
         self._pending = None
 
-    @property
-    def value(self):
-        """The value (``None`` when not known); a deferred one is computed now, once."""
-        pending = self._pending
-        if pending is not None:
-            self._pending = None
-            self._value = pending[0](pending[1])
-        return self._value
-
-    @value.setter
-    def value(self, value) -> None:
-        self._pending = None
-        self._value = value
+    def __getattr__(self, name):
+        if name == "value":  # a deferred value, read for the first time
+            pending = self._pending
+            if pending is not None:
+                self._pending = None
+                value = self.value = pending[0](pending[1])
+                return value
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def defer(self, function, index: int) -> None:
         """Make the value ``function(index)``, computed when first read (validation folds
         constant weights this way: most are never read)."""
-        self._value = None
+        if self._pending is None:  # (when already deferred, the slot is empty)
+            del self.value
         self._pending = (function, index)
 
     @property
     def may_have_value(self) -> bool:
         """True when the value is known or deferred (without computing a deferred one)."""
-        return self._value is not None or self._pending is not None
+        return self._pending is not None or self.value is not None
 
     def explain(self) -> str:
         """The ``why`` text."""

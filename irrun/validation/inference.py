@@ -253,11 +253,11 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         foldable = None  # every input a known constant and the op runnable (asked once)
         folded = None  # the op's outputs, evaluated once for all of them
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
-            if info._value is None and info._pending is None:  # (may_have_value, inlined)
+            if info._pending is None and info.value is None:  # (may_have_value, inlined)
                 if foldable is None:
                     foldable = has_kernel(op_class)
                     for known in inputs:  # (a loop: cheaper than all() over a generator)
-                        if known._value is None and known._pending is None:  # (not computed)
+                        if known._pending is None and known.value is None:  # (not computed)
                             foldable = False
                             break
                     foldable = foldable and _small(outputs)
