@@ -125,6 +125,9 @@ class StringTensorPack(Op):
         begins = np.asarray(inputs[0]).astype(np.int64)
         ends = np.asarray(inputs[1]).astype(np.int64)
         symbols = np.asarray(inputs[2], np.uint8).reshape(-1)
+        if begins.shape != ends.shape:
+            raise ValueError(f"{self.describe()}: begins {list(begins.shape)} and ends "
+                             f"{list(ends.shape)} must have one shape")  # fmt: skip
         bad = (begins < 0) | (ends < begins) | (ends > symbols.size)
         if bad.any():
             where = np.argwhere(bad)[0]
