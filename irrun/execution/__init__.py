@@ -84,7 +84,9 @@ def compile(model, *, fold_constants: bool = True, validate: bool = False) -> Co
     compiled = cache.get(key)
     if compiled is None or validate:
         cache.clear()  # an edited model's older forms are of no use
-        compiled = cache[key] = CompiledModel(model, fold_constants=fold_constants)
+        # The variables of ReadValue/Assign belong to the model: compiling anew keeps them.
+        state = model.__dict__.setdefault("_execution_state", State())
+        compiled = cache[key] = CompiledModel(model, fold_constants=fold_constants, state=state)
     return compiled
 
 

@@ -211,6 +211,9 @@ class CompiledModel:
     fold_constants : bool
         Compute the layers fed only by constants (weight decompression) once, here, and keep
         their values (:attr:`folded_bytes`); ``False`` computes them on each run instead.
+    state : State, optional
+        The variables of ReadValue/Assign layers to use (``irrun.execution.compile`` passes
+        the model's own, so that compiling anew keeps them); default: a fresh one.
 
     Attributes
     ----------
@@ -234,13 +237,13 @@ class CompiledModel:
         The model has validation errors.
     """
 
-    def __init__(self, model, *, fold_constants: bool = True):
+    def __init__(self, model, *, fold_constants: bool = True, state: State | None = None):
         self.model = model
         self.fold_constants = fold_constants
         self.validations = 0
         self.builds = 0
         self.runs = 0
-        self.state = State()
+        self.state = state if state is not None else State()
         model.check_weights()
         self._validate()
         self.program = self._compile_graph(model)
