@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from irrun.errors import IRError
 from irrun.ir.weights import const_layout_check, decode_checked_const
 from irrun.ops.base import Op, TensorInfo
@@ -105,6 +107,11 @@ def _value(layer, key, element_type, shape, offset, direct=None):
             model._const_arrays[key] = cached
         model._constants[id(layer)] = cached
     return cached
+
+
+def _deferred_value(layer, key, element_type, shape, offset, direct, index):
+    """:func:`_value` of a Const whose layout is checked and aligned (for TensorInfo.defer)."""
+    return _value(layer, key, element_type, shape, offset, direct)
 
 
 @register
@@ -214,6 +221,16 @@ class Constant(Op):
                 return None
             model._checked_consts[key] = checked
         element_type, shape, offset, _, direct = checked
+        if (
+            direct is not None
+            and not offset % direct[0].alignment
+            and id(layer) not in model._constants
+        ):
+            # An aligned view of bytes already checked (it cannot fail): made when first read,
+            # as most weights are read by no shape rule.
+            info = TensorInfo(shape, element_type, why="the Const's shape")
+            info.defer(partial(_deferred_value, layer, key, element_type, shape, offset, direct), 0)
+            return [info]
         try:
             value = _value(layer, key, element_type, shape, offset, direct)
         except IRError:
