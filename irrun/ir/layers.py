@@ -185,8 +185,10 @@ def build_layer(graph: Graph, record: tuple, state: ReadState, fragment: bool) -
     if output_names is not None:
         layer.output_names = split_names(output_names)
     signatures = state.signatures
-    read_ports(layer, inputs, "input", signatures["input", fragment], fragment)
-    read_ports(layer, outputs, "output", signatures["output", fragment], fragment)
+    if inputs:  # (Consts and Parameters have none: no call for them)
+        read_ports(layer, inputs, "input", signatures["input", fragment], fragment)
+    if outputs:
+        read_ports(layer, outputs, "output", signatures["output", fragment], fragment)
     if extras:
         # The record's line is the file's; the element's, less the piece's line offset.
         line_offset = line - line_of(extras[0].getparent())
