@@ -56,7 +56,7 @@ def elements_of(info: TensorInfo) -> tuple | None:
     if value is not None:
         array = np.asarray(value)
         if array.ndim <= 1 and array.size <= MAX_ELEMENTS and array.dtype.kind in "iu":
-            return tuple(int(v) for v in array.reshape(-1))
+            return tuple(array.reshape(-1).tolist())  # (Python ints, as int(v) gives)
         return None
     return info.partial
 

@@ -39,7 +39,7 @@ from irrun.ops._shape_ops import (
 from irrun.ops._values import elements_of, source_axis, with_elements
 from irrun.ops.base import Attribute, Op, TensorInfo, lazy_text
 from irrun.ops.registry import register
-from irrun.shape import Dim, Shape, static_dim
+from irrun.shape import Dim, Shape, shape_of_dims, static_dim
 
 _ONE = static_dim(1)
 
@@ -259,7 +259,7 @@ def _static_output(sizes, dims, minus_one, special_zero) -> Shape | None:
         out[minus_one] = in_count // out_count
     elif not zero_copied and in_count != out_count:
         return None
-    return Shape([static_dim(size) for size in out])
+    return shape_of_dims(tuple([static_dim(size) for size in out]))
 
 
 class _Product:
