@@ -8,7 +8,8 @@ Shape rule (``If::validate_and_infer_types``): each body is inferred with its Pa
 given the outer inputs' shapes and types (their own ``shape`` attributes are overwritten).
 A constant ``cond`` picks the body whose Results give the outputs. Otherwise each output
 merges the two Results: element types must merge (``dynamic`` merges with any), shapes of
-different ranks give a dynamic rank (a scalar and a 1-D shape give ``[?]``), and dims that
+different ranks give a dynamic rank (a scalar and a 1-D shape give ``[?]``, a scalar and
+``[1]`` give ``[1]``), and dims that
 differ become the interval ``min..max`` of the two (a dynamic dim stays dynamic).
 
 Kernel: evaluate the chosen body through the executor's ``run_body``; exact.
@@ -127,6 +128,9 @@ def resolve_shape(then_shape: Shape, else_shape: Shape) -> Shape:
         return Shape.dynamic_rank()
     if then_shape.rank != else_shape.rank:
         if then_shape.rank <= 1 and else_shape.rank <= 1:
+            vector = then_shape if then_shape.rank == 1 else else_shape
+            if vector[0].is_static and vector[0].lower == 1:  # a scalar and [1]: [1]
+                return vector
             return Shape([Dim.dynamic()])
         return Shape.dynamic_rank()
     dims = []
