@@ -1,0 +1,122 @@
+"""Validation's shortcuts give exactly what the general paths give: deferred values (folded
+constants and weights computed when first read), attribute sets parsed once, and the static
+paths of the broadcast, Convolution and Reshape rules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import irrun
+from irrun.ops.base import TensorInfo
+from irrun.shape import Shape
+
+
+def _layer(layer_type, data, inputs, output, version="opset1"):
+    ports = "".join(
+        f'<port id="{i}">' + "".join(f"<dim>{d}</dim>" for d in dims) + "</port>"
+        for i, dims in enumerate(inputs)
+    )
+    out = "".join(f"<dim>{d}</dim>" for d in output)
+    return (
+        f'<layer id="1" type="{layer_type}" version="{version}"><data {data}/><input>{ports}'
+        f'</input><output><port id="{len(inputs)}">{out}</port></output></layer>'
+    )
+
+
+def _messages(text):
+    return [(d.code, d.message) for d in irrun.load(text).validate()]
+
+
+def test_deferred_value_is_computed_once_on_first_read():
+    calls = []
+    info = TensorInfo(Shape([2]))
+    info.defer(lambda index: calls.append(index) or np.array([index, 7]), 3)
+    assert info.may_have_value and calls == []
+    assert info.value.tolist() == [3, 7]
+    assert info.value.tolist() == [3, 7] and calls == [3]
+
+
+def test_deferred_value_may_turn_out_unknown():
+    info = TensorInfo(Shape([2]))
+    info.defer(lambda index: None, 0)
+    assert info.may_have_value
+    assert info.value is None
+    assert not info.may_have_value
+
+
+def test_setting_a_value_replaces_a_deferred_one():
+    info = TensorInfo(Shape([1]))
+    info.defer(lambda index: np.array([1]), 0)
+    info.value = np.array([5])
+    assert info.value.tolist() == [5]
+
+
+def test_repeated_attribute_sets_give_separate_lists():
+    text = _layer("Convolution", 'strides="2,2" pads_begin="1,1" pads_end="1,1" dilations="1,1"',
+                  [[1, 3, 8, 8], [4, 3, 3, 3]], [1, 4, 4, 4])  # fmt: skip
+    from irrun.ops.registry import resolve_layer
+
+    model = irrun.load(text)
+    layer = model.layers[0]
+    op_class = resolve_layer(layer)
+    first = op_class(layer, irrun.ops.base.OpContext())
+    first.strides.append(9)  # an op may change its own lists
+    second = op_class(layer, irrun.ops.base.OpContext())
+    assert second.strides == [2, 2] and second.pads_begin == [1, 1]
+
+
+def test_static_convolution_axis_and_its_window_error():
+    ok = _layer("Convolution", 'strides="2,1" pads_begin="1,0" pads_end="0,2" dilations="1,2"',
+                [[1, 3, 9, 5], [4, 3, 3, 2]], [1, 4, 4, 5])  # fmt: skip
+    assert _messages(ok) == []
+    too_big = _layer("Convolution", 'strides="1,1" pads_begin="0,0" pads_end="0,0" '
+                     'dilations="2,1"', [[1, 3, 4, 4], [8, 3, 3, 3]], [1, 8, 2, 2])  # fmt: skip
+    assert _messages(too_big) == [(
+        "input-dims",
+        "layer 1 (Convolution-1): spatial axis 0: the dilated kernel (3 - 1) * 2 + 1 = 5 is "
+        "larger than the padded data 4 + 0 + 0 = 4",
+    )]  # fmt: skip
+
+
+def test_static_broadcast_and_its_clash():
+    ok = _layer("Add", 'auto_broadcast="numpy"', [[2, 1, 4], [3, 1]], [2, 3, 4])
+    assert _messages(ok) == []
+    clash = _layer("Add", 'auto_broadcast="numpy"', [[2, 3], [4]], [2, 3])
+    assert _messages(clash) == [(
+        "input-dims",
+        "layer 1 (Add-1): input 1 [4] does not broadcast with input 0 [2,3] (auto_broadcast "
+        "numpy): dimension 1: 3 vs 4 cannot broadcast",
+    )]  # fmt: skip
+
+
+def _reshape(tmp_path, in_dims, target, special_zero, out_dims):
+    blob = np.array(target, dtype=np.int64).tobytes()
+    dims = "".join(f"<dim>{d}</dim>" for d in in_dims)
+    out = "".join(f"<dim>{d}</dim>" for d in out_dims)
+    xml = f"""<?xml version="1.0"?><net name="t" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="{",".join(map(str, in_dims))}" element_type="f32"/><output><port id="0" precision="FP32">{dims}</port></output></layer>
+<layer id="1" name="t" type="Const" version="opset1"><data element_type="i64" shape="{len(target)}" offset="0" size="{len(blob)}"/><output><port id="0" precision="I64"><dim>{len(target)}</dim></port></output></layer>
+<layer id="2" name="r" type="Reshape" version="opset1"><data special_zero="{special_zero}"/><input><port id="0" precision="FP32">{dims}</port><port id="1" precision="I64"><dim>{len(target)}</dim></port></input><output><port id="2" precision="FP32">{out}</port></output></layer>
+<layer id="3" name="o" type="Result" version="opset1"><input><port id="0" precision="FP32">{out}</port></input></layer>
+</layers><edges><edge from-layer="0" from-port="0" to-layer="2" to-port="0"/><edge from-layer="1" from-port="0" to-layer="2" to-port="1"/><edge from-layer="2" from-port="2" to-layer="3" to-port="0"/></edges></net>"""  # noqa: E501
+    (tmp_path / "m.xml").write_text(xml)
+    (tmp_path / "m.bin").write_bytes(blob)
+    return [(d.code, d.message) for d in irrun.load(tmp_path / "m.xml").validate()]
+
+
+def test_static_reshape_resolves_minus_one_and_copied_zeros(tmp_path):
+    assert _reshape(tmp_path, [2, 3, 4], [0, -1], "true", [2, 12]) == []
+    assert _reshape(tmp_path, [0, 3], [-1, 3], "false", [0, 3]) == []
+
+
+def test_static_reshape_problems_keep_their_messages(tmp_path):
+    assert _reshape(tmp_path, [2, 3, 4], [5, -1], "false", [5, 1]) == [(
+        "input-dims",
+        "layer 2 'r' (Reshape-1): 2*3*4 = 24 elements cannot be reshaped to [5,-1]: the other "
+        "target dimensions (5) do not divide it",
+    )]  # fmt: skip
+    assert _reshape(tmp_path, [2, 3], [4, 2], "false", [4, 2]) == [(
+        "input-dims",
+        "layer 2 'r' (Reshape-1): 2*3 = 6 elements cannot be reshaped to [4,2] (4*2 = 8 "
+        "elements)",
+    )]  # fmt: skip
