@@ -41,19 +41,3 @@ def test_readme_python_examples_run(monkeypatch, capsys):
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
     assert "[2,?] [2,2..]" in capsys.readouterr().out
-
-
-def test_readme_lists_exactly_the_ops_irrun_checks():
-    """The README's op table is the registry's (adding an op means adding it there too)."""
-    import textwrap
-
-    from irrun.ops.registry import first_opset, registered
-
-    roles = ("Parameter", "Constant", "Result")
-    items = [f"{t}-{'/'.join(map(str, v))}" for t, v in registered().items()
-             if t not in roles and first_opset(t) is not None]  # (not users' ops)  # fmt: skip
-    expected = "\n".join(textwrap.wrap(", ".join(items), 100))
-    text = (ROOT / "README.md").read_text()
-    start = text.index("<!-- ops table")
-    listed = text[text.index("\n", start) + 1 : text.index("<!-- end of ops table -->")].strip()
-    assert listed == expected, f"write this between the ops table markers:\n{expected}"
