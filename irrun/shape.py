@@ -25,6 +25,7 @@ __all__ = ["Dim", "Shape", "parse_dim"]
 
 _INTERVAL = re.compile(r"^([0-9]*)\.\.([0-9]*)$")
 _INT64_MAX = 2**63 - 1
+_UNSET = object()  # a Shape's _sizes not computed yet
 
 
 class Dim:
@@ -226,16 +227,15 @@ class Shape:
     @property
     def is_static(self) -> bool:
         """True when the rank and every dimension are known."""
-        try:
-            return self._sizes is not None
-        except AttributeError:
-            return self._static_sizes() is not None
+        sizes = getattr(self, "_sizes", _UNSET)  # (cheaper than catching AttributeError)
+        if sizes is _UNSET:
+            sizes = self._static_sizes()
+        return sizes is not None
 
     def _static_sizes(self) -> tuple[int, ...] | None:
-        try:
-            return self._sizes
-        except AttributeError:
-            pass
+        sizes = getattr(self, "_sizes", _UNSET)
+        if sizes is not _UNSET:
+            return sizes
         dims = self.dims
         static = dims is not None and all(d.lower == d.upper for d in dims)
         sizes = tuple(d.lower for d in dims) if static else None
@@ -244,9 +244,8 @@ class Shape:
 
     def to_tuple(self) -> tuple[int, ...]:
         """The static sizes as a tuple of ints (``ValueError`` if not static)."""
-        try:
-            sizes = self._sizes
-        except AttributeError:
+        sizes = getattr(self, "_sizes", _UNSET)
+        if sizes is _UNSET:
             sizes = self._static_sizes()
         if sizes is not None:
             return sizes
