@@ -31,14 +31,17 @@ FOLD_LIMIT = 1 << 16
 class _LayerContext(OpContext):
     """Collects an op's problems as diagnostics of its layer."""
 
-    __slots__ = ("emit", "layer", "op_label", "failed", "bodies")
+    __slots__ = ("emit", "layer", "op_label", "failed", "bodies", "held")
 
-    def __init__(self, emit, layer, op_label):
+    def __init__(self, emit, layer, op_label, hold=False):
         self.emit = emit
         self.layer = layer
         self.op_label = op_label
         self.failed = False  # an error was reported: the layer was checked and found wrong
         self.bodies = None  # tag -> the latest inference of that body (see infer_body)
+        # With an input tainted by an earlier mistake, errors wait until it is known whether
+        # they follow from it (see _release_held).
+        self.held = [] if hold else None
 
     def infer_body(self, tag, feeds):
         """Infer body ``tag`` with its Parameters fed; its diagnostics are held back (an op
@@ -59,8 +62,12 @@ class _LayerContext(OpContext):
 
     def error(self, code, message, *, port=None, hint=None, line=None):
         self.failed = True
-        self.emit(code, message, layer=self.layer, line=line or (port.line if port else None),
-                  port=port, hint=hint, op=self.op_label)  # fmt: skip
+        line = line or (port.line if port else None)
+        if self.held is not None:
+            self.held.append((code, message, port, hint, line))
+            return
+        self.emit(code, message, layer=self.layer, line=line, port=port, hint=hint,
+                  op=self.op_label)  # fmt: skip
 
     def warning(self, code, message, *, port=None, hint=None, line=None):
         self.emit(code, message, layer=self.layer, line=line or (port.line if port else None),
@@ -70,8 +77,10 @@ class _LayerContext(OpContext):
 class _Silent(OpContext):
     """Swallows everything: used to re-infer from declared inputs when tracing a cause."""
 
+    failed = False
+
     def error(self, *args, **kwargs):
-        pass
+        self.failed = True
 
     def warning(self, *args, **kwargs):
         pass
@@ -211,7 +220,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         label = labels.get(op_class)
         if label is None:
             label = labels[op_class] = f"{op_class.type}-{op_class.version}"
-        context = _LayerContext(emit, layer, label)
+        context = _LayerContext(emit, layer, label, hold=bool(input_causes))
         try:
             op = op_class(layer, context)
             if fed is not None:  # a body Parameter: what flows in, not its attributes
@@ -224,6 +233,9 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
             emit("internal", f"{layer.describe()}: checking {label} failed: {type(exc).__name__}: "
                  f"{exc}", layer=layer, op=label)  # fmt: skip
             outputs = None
+        if context.held:
+            _release_held(context, op_class, layer, producers, inputs, input_causes[0])
+        context.held = None
         if context.bodies:
             body_checked, body_trusted = _report_bodies(context, trusted_types, gaps)
             checked += body_checked
@@ -514,6 +526,31 @@ def _reinfer_declared(op_class, layer, producers, inputs):
         return op_class(layer, _Silent()).infer(declared)
     except Exception:
         return None
+
+
+def _release_held(context, op_class, layer, producers, inputs, cause) -> None:
+    """The errors an op reported about a layer one of whose inputs rests on an earlier
+    mistake: notes under that mistake when the op finds nothing wrong with what the
+    producers declare (the errors come from the mistake, not from this layer), else errors."""
+    declared = [
+        TensorInfo(p.declared_shape, p.element_type or info.element_type, info.value)
+        if p is not None
+        else info
+        for p, info in zip(producers, inputs)
+    ]
+    silent = _Silent()
+    try:
+        _infer(op_class(layer, silent), layer, declared, producers, silent)
+        follows = not silent.failed
+    except Exception:  # the op cannot say: keep the errors
+        follows = False
+    for code, message, port, hint, line in context.held:
+        if follows:
+            cause.notes.append(f"follow-on: line {line or layer.line}: {message}")
+        else:
+            context.emit(code, message, layer=layer, line=line, port=port, hint=hint,
+                         op=context.op_label)  # fmt: skip
+    context.held = None
 
 
 def _follows(code, port, declared_outputs, index) -> bool:

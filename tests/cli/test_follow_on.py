@@ -75,3 +75,28 @@ def test_a_const_mismatch_names_its_attributes_not_inputs(tmp_path):
         "m.xml:7: error[rank-mismatch]: layer 0 'k' (Constant-1) output port 0 declares rank 1 "
         "[4], but its shape attribute says rank 2 [2,2]"
     )
+
+
+def test_an_edited_const_element_type_is_one_error_with_the_op_refusing_it_as_a_note(tmp_path):
+    """A Const whose element_type was edited (f32 -> i32) feeding an Add: the Add's refusal
+    of mixed types follows from that one edit, so it is a note under the Const's error."""
+    import numpy as np
+
+    net = Net()
+    x = net.param("x", "4")
+    k = net.const("k", np.arange(4, dtype=np.float32))
+    net.result(net.op("add", "Add", "opset1", {"auto_broadcast": "numpy"}, [x, k], [4]))
+    (tmp_path / "m.bin").write_bytes(bytes(net.blob))
+    text = net.text().replace('element_type="f32" shape="4"', 'element_type="i32" shape="4"')
+    code, output = _validate(tmp_path, text)
+    assert code == 1
+    lines = output.splitlines()
+    assert [line for line in lines if "error[" in line] == [
+        "m.xml:13: error[type-mismatch]: layer 1 'k' (Constant-1) output port 0 declares "
+        "precision FP32 (f32), but its element_type attribute says i32"
+    ]
+    assert lines[1] == (
+        "    note: follow-on: line 16: layer 2 'add' (Add-1): all inputs must have one element "
+        "type, but input 0 is f32, input 1 is i32"
+    )
+    assert lines[-1] == "m.xml: 1 error, 0 warnings; 4 layers checked, 0 trusted"

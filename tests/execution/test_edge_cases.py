@@ -99,5 +99,25 @@ def test_a_string_axis_is_reported_once_without_an_internal_error(tmp_path):
     assert original in text
     text = text.replace(original, f'element_type="string" shape="" offset="{len(blob)}" size="13"')
     model = irrun.load(text, weights=blob + layout)
-    # The Const's port still says I64 (type-mismatch); the Gather reports the axis type once.
-    assert model.validate().codes() == ["type-mismatch", "index-type"]
+    # The Const's port still says I64 (type-mismatch); the Gather's refusal of a string axis
+    # follows from that one edit, so it is a note under it.
+    report = model.validate()
+    assert report.codes() == ["type-mismatch"]
+    (note,) = report[0].notes
+    assert note.startswith("follow-on: line ") and "string" in note
+
+
+def test_float_overflow_and_invalid_results_raise_no_numpy_warning(tmp_path):
+    """inf and NaN are results like any other: a run prints no RuntimeWarning (the executor
+    silences NumPy's floating-point warnings once per run, the kernels then skip it)."""
+    import warnings
+
+    a, b = param([3], name="a"), param([3], name="b")
+    total = opset1.add(a, b)
+    model = save(tmp_path, [opset1.result(opset1.subtract(total, total))], [a, b])
+    big = np.full(3, np.finfo(np.float32).max, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (out,) = model.run({"a": big, "b": big}).values()
+        stepped = [step.outputs for step in model.steps({"a": big, "b": big})]
+    assert np.isnan(out).all() and stepped
