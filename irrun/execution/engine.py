@@ -335,7 +335,9 @@ class CompiledModel:
             return bind(op.evaluate, run_body=bind(self._run_body, op.layer))
         if getattr(op, "uses_state", False):
             return bind(op.evaluate, state=self.state)
-        return op.evaluate
+        # Runs (and steps) silence NumPy's floating-point warnings once, so ops that offer it
+        # skip doing so per call.
+        return op.evaluate_quiet if _has_quiet(type(op)) else op.evaluate
 
     def _fold(self, program: _Program) -> None:
         """Compute once every layer fed only by constants; keep the values still read."""
@@ -350,7 +352,8 @@ class CompiledModel:
             if not all(slot in constant for slot in node.ins):
                 continue
             try:
-                produced = node.evaluate([constant[slot] for slot in node.ins])
+                with np.errstate(all="ignore"):  # (see _bind)
+                    produced = node.evaluate([constant[slot] for slot in node.ins])
                 self._check(node, produced)
             except Exception:  # noqa: BLE001 - left to the run, which reports it in order
                 continue
@@ -630,6 +633,16 @@ class CompiledModel:
         return {body_id: values[slot] for body_id, slot in program.results.items()}
 
 
+def _has_quiet(op_class) -> bool:
+    """True when the op's ``evaluate_quiet`` belongs with its ``evaluate``: the class that
+    defines the ``evaluate`` in use defines ``evaluate_quiet`` too (a subclass that overrides
+    ``evaluate`` alone must not run its base's quiet version)."""
+    for cls in op_class.__mro__:
+        if "evaluate" in cls.__dict__:
+            return "evaluate_quiet" in cls.__dict__
+    return False
+
+
 def _is_noop(node) -> bool:
     """Parameters (fed before the run) and Results (their input is the output) do nothing."""
     return node.layer.type in ("Parameter", "Result") and not node.sink
@@ -708,14 +721,15 @@ def _execute(compiled, nodes, values) -> None:
     """Run ``nodes`` over ``values``: the loop every run spends its dispatch time in."""
     node = None
     try:
-        for node in nodes:
-            produced = node.evaluate([values[slot] for slot in node.ins])
-            for (slot, shape, dtype), array in zip(node.outs, produced):
-                if array.shape != shape or array.dtype != dtype:
-                    compiled._check(node, produced)
-                values[slot] = array
-            for slot in node.frees:
-                values[slot] = None
+        with np.errstate(all="ignore"):  # once per run (see _bind)
+            for node in nodes:
+                produced = node.evaluate([values[slot] for slot in node.ins])
+                for (slot, shape, dtype), array in zip(node.outs, produced):
+                    if array.shape != shape or array.dtype != dtype:
+                        compiled._check(node, produced)
+                    values[slot] = array
+                for slot in node.frees:
+                    values[slot] = None
     except _CheckFailed as failed:
         raise failed.error from None
     except Exception as exc:
@@ -727,7 +741,8 @@ def _execute(compiled, nodes, values) -> None:
 
 def _evaluate(compiled, node, arguments):
     try:
-        return node.evaluate(arguments)
+        with np.errstate(all="ignore"):  # (see _bind)
+            return node.evaluate(arguments)
     except Exception as exc:
         error = _failure(compiled.model, node.layer, exc)
         if error is None:

@@ -39,6 +39,8 @@ from irrun.ops._values import MAX_ELEMENTS, elements_of, info_of_elements
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.shape import Dim
 
+_BOOL = np.dtype(bool)
+
 __all__ = [
     "BinaryOp",
     "Broadcasting",
@@ -192,13 +194,22 @@ class BinaryOp(Broadcasting):
 
     def evaluate(self, inputs):
         """``compute`` on the inputs broadcast (numpy or pdpd)."""
+        with np.errstate(all="ignore"):
+            return self.evaluate_quiet(inputs)
+
+    def evaluate_quiet(self, inputs):
+        """:meth:`evaluate` for a caller that has already silenced NumPy's floating-point
+        warnings (the executor does, once per run: entering ``np.errstate`` costs more than
+        adding two small arrays)."""
         a, b = inputs
         if self.auto_broadcast == "pdpd":
             b = align_pdpd(a, b, self.auto_broadcast_axis)
-        with np.errstate(all="ignore"):
-            out = self.compute(a, b)
-        dtype = np.dtype(bool) if self.category in ("comparison", "logical") else a.dtype
-        return [np.asarray(out, dtype=dtype).reshape(np.broadcast_shapes(a.shape, b.shape))]
+        out = self.compute(a, b)
+        dtype = _BOOL if self.category in ("comparison", "logical") else a.dtype
+        if type(out) is not np.ndarray or out.dtype != dtype:
+            out = np.asarray(out, dtype=dtype)
+        shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+        return [out if out.shape == shape else out.reshape(shape)]
 
     def compute(self, a, b):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
@@ -221,10 +232,17 @@ class UnaryOp(Op):
 
     def evaluate(self, inputs):
         """``compute`` of the input, as the output dtype."""
-        (x,) = inputs
         with np.errstate(all="ignore"):
-            out = self.compute(x)
-        return [np.asarray(out, dtype=bool if self.output_boolean else x.dtype).reshape(x.shape)]
+            return self.evaluate_quiet(inputs)
+
+    def evaluate_quiet(self, inputs):
+        """:meth:`evaluate` with NumPy's floating-point warnings already silenced."""
+        (x,) = inputs
+        out = self.compute(x)
+        dtype = _BOOL if self.output_boolean else x.dtype
+        if type(out) is not np.ndarray or out.dtype != dtype:
+            out = np.asarray(out, dtype=dtype)
+        return [out if out.shape == x.shape else out.reshape(x.shape)]
 
     def compute(self, x):  # pragma: no cover - every subclass defines it
         raise NotImplementedError

@@ -29,7 +29,7 @@ class Convert(Op):
         data = inputs[0]
         destination = self.destination_type
         info = TensorInfo(data.shape, destination, why=lazy_text("converted to {}", destination))
-        if data.value is None and data.partial is not None:
+        if data.partial is not None and data.value is None:  # (partial first: no fold forced)
             info.partial = convert_partial(data.partial, data.element_type, destination)
         return [info]
 

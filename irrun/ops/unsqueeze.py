@@ -50,7 +50,8 @@ class Unsqueeze(Op):
         dims = _unsqueezed(list(shape), normalised)
         out = Shape(dims)
         why = lazy_text("{} with 1s at output axes {}", shape, sorted(set(normalised)))
-        elements = elements_of(data) if data.value is None else None
+        # (partial first: reading value would force a deferred fold)
+        elements = elements_of(data) if data.partial is not None and data.value is None else None
         if elements is not None and out.rank == 1:
             return [info_of_elements(elements, etype, out, why)]
         return [TensorInfo(out, etype, why=why)]
