@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from irrun.ops.base import Op, TensorInfo
-from irrun.shape import Dim
+from irrun.shape import Dim, Shape, static_dim
 
 __all__ = ["check_rank", "check_rois", "check_float", "check_scale", "roi_chunks"]
 
@@ -77,3 +77,65 @@ def roi_chunks(count: int, per_roi: int):
     kernel whose temporaries hold ``per_roi`` elements per ROI."""
     step = max(1, CHUNK_ELEMENTS // max(per_roi, 1))
     return [slice(start, min(start + step, count)) for start in range(0, count, step)]
+
+
+def roi_align_shape(op: Op, inputs: list, box: int, layout: str) -> list[TensorInfo] | None:
+    """The shape rule ROIAlign and ROIAlignRotated share: data ``[N, C, H, W]``, rois
+    ``[num_rois, box]`` of data's floating-point type, integer batch_indices ``[num_rois]``;
+    output ``[num_rois, C, pooled_h, pooled_w]`` (problems reported, ``None``)."""
+    data, rois, indices = inputs
+    if not (check_rank(op, data, 0, 4, "data", "[N, C, H, W]")
+            and check_rois(op, rois, 1, box, layout)
+            and check_rank(op, indices, 2, 1, "batch_indices", "[num_rois]")
+            and check_float(op, data, 0, "data")
+            and check_float(op, rois, 1, "rois")):  # fmt: skip
+        return None
+    etype, other = data.element_type, rois.element_type
+    if "dynamic" not in (etype.name, other.name) and etype is not other:
+        op.context.error(
+            "input-type",
+            f"{op.describe()}: data and rois must have one floating-point type, but "
+            f"they are {etype} and {other}",
+            port=op.input_port(1),
+            hint="insert a Convert so that rois has data's element type",
+        )
+        return None
+    etype = other if etype.name == "dynamic" else etype
+    if indices.element_type.kind not in ("int", "uint", "dynamic"):
+        op.context.error(
+            "index-type",
+            f"{op.describe()}: batch_indices must be an integer tensor, but input 2 is "
+            f"{indices.element_type}",
+            port=op.input_port(2),
+            hint="insert a Convert to i32 before the batch_indices input",
+        )
+        return None
+    count = rois.shape[0] if rois.shape.rank_is_static else Dim.dynamic()
+    if indices.shape.rank_is_static:
+        merged = count.merge(indices.shape[0])
+        if merged is None:
+            op.context.error(
+                "input-dims",
+                f"{op.describe()}: rois {rois.shape} and batch_indices {indices.shape} "
+                f"must have one dim 0 (the ROI count), but they have {count} and "
+                f"{indices.shape[0]}",
+                port=op.input_port(2),
+                hint="give one batch index per ROI",
+            )
+            return None
+        count = merged
+    channels = data.shape[1] if data.shape.rank_is_static else Dim.dynamic()
+    shape = Shape([count, channels, static_dim(op.pooled_h), static_dim(op.pooled_w)])
+    why = f"[num_rois, channels of data {data.shape}, pooled_h, pooled_w]"
+    return [TensorInfo(shape, etype, why=why)]
+
+
+def check_batch_indices(op: Op, batch_indices, data_shape) -> None:
+    """Raise ``ValueError`` naming the first ROI whose batch index is outside the data."""
+    batches = data_shape[0]
+    bad = (batch_indices < 0) | (batch_indices >= batches)
+    if bad.any():
+        raise ValueError(
+            f"{op.describe()}: batch index {int(batch_indices[bad][0])} (ROI "
+            f"{int(bad.nonzero()[0][0])}) is outside [0, {batches}) of data {list(data_shape)}"
+        )

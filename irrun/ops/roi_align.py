@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._rois import check_float, check_rank, check_rois, roi_chunks
-from irrun.ops.base import Attribute, Op, TensorInfo
+from irrun.ops._rois import check_batch_indices, roi_align_shape, roi_chunks
+from irrun.ops.base import Attribute, Op
 from irrun.ops.registry import register
-from irrun.shape import Dim, Shape, static_dim
 
 _OFFSETS = {"asymmetric": (0.0, 0.0), "half_pixel_for_nn": (0.0, -0.5), "half_pixel": (0.5, -0.5)}
 
@@ -54,53 +53,7 @@ class _ROIAlign(Op):
 
     def infer(self, inputs):
         """``[num_rois, C, pooled_h, pooled_w]``."""
-        data, rois, indices = inputs
-        if not (check_rank(self, data, 0, 4, "data", "[N, C, H, W]")
-                and check_rois(self, rois, 1, 4, "[num_rois, 4]")
-                and check_rank(self, indices, 2, 1, "batch_indices", "[num_rois]")):  # fmt: skip
-            return None
-        if not (check_float(self, data, 0, "data") and check_float(self, rois, 1, "rois")):
-            return None
-        etype, other = data.element_type, rois.element_type
-        if "dynamic" not in (etype.name, other.name) and etype is not other:
-            self.context.error(
-                "input-type",
-                f"{self.describe()}: data and rois must have one floating-point type, but "
-                f"they are {etype} and {other}",
-                port=self.input_port(1),
-                hint="insert a Convert so that rois has data's element type",
-            )
-            return None
-        if etype.name == "dynamic":
-            etype = other
-        kind = indices.element_type.kind
-        if kind not in ("int", "uint", "dynamic"):
-            self.context.error(
-                "index-type",
-                f"{self.describe()}: batch_indices must be an integer tensor, but input 2 is "
-                f"{indices.element_type}",
-                port=self.input_port(2),
-                hint="insert a Convert to i32 before the batch_indices input",
-            )
-            return None
-        count = rois.shape[0] if rois.shape.rank_is_static else Dim.dynamic()
-        if indices.shape.rank_is_static:
-            merged = count.merge(indices.shape[0])
-            if merged is None:
-                self.context.error(
-                    "input-dims",
-                    f"{self.describe()}: rois {rois.shape} and batch_indices {indices.shape} "
-                    f"must have one dim 0 (the ROI count), but they have {count} and "
-                    f"{indices.shape[0]}",
-                    port=self.input_port(2),
-                    hint="give one batch index per ROI",
-                )
-                return None
-            count = merged
-        channels = data.shape[1] if data.shape.rank_is_static else Dim.dynamic()
-        shape = Shape([count, channels, static_dim(self.pooled_h), static_dim(self.pooled_w)])
-        why = f"[num_rois, channels of data {data.shape}, pooled_h, pooled_w]"
-        return [TensorInfo(shape, etype, why=why)]
+        return roi_align_shape(self, inputs, 4, "[num_rois, 4]")
 
     def evaluate(self, inputs):
         """Bilinear samples per bin, averaged or maxed; vectorised over ROIs and channels."""
@@ -110,13 +63,7 @@ class _ROIAlign(Op):
         rois = rois.astype(np.float32).reshape(-1, 4)
         batch_indices = batch_indices.astype(np.int64).reshape(-1)
         batches, channels, height, width = data.shape
-        bad = (batch_indices < 0) | (batch_indices >= batches)
-        if bad.any():
-            raise ValueError(
-                f"{self.describe()}: batch index {int(batch_indices[bad][0])} (ROI "
-                f"{int(np.flatnonzero(bad)[0])}) is outside [0, {batches}) of data "
-                f"{list(data.shape)}"
-            )
+        check_batch_indices(self, batch_indices, data.shape)
         pooled_h, pooled_w = self.pooled_h, self.pooled_w
         out = np.zeros((len(rois), channels, pooled_h, pooled_w), np.float32)
         if out.size == 0:
