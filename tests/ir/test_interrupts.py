@@ -61,7 +61,8 @@ CHILD = textwrap.dedent(
                 time.sleep(0.0002)
             done.set()
 
-        threading.Thread(target=interrupter, name="interrupter").start()
+        worker = threading.Thread(target=interrupter, name="interrupter")
+        worker.start()
         after = None
         while True:  # the interrupts also land here: wait until the last one has been taken
             try:
@@ -82,6 +83,13 @@ CHILD = textwrap.dedent(
                     except KeyboardInterrupt:
                         pass
                     break
+        while True:  # the interrupter gone and nothing of it pending before the next trial
+            try:
+                worker.join()
+                time.sleep(0.002)
+                break
+            except KeyboardInterrupt:
+                interrupted += 1
         if after is not None and after != clean:
             problems.append({"trial": trial, "state": after})
             gc.enable()
@@ -89,6 +97,9 @@ CHILD = textwrap.dedent(
             for thread in threading.enumerate():
                 if thread.name.startswith("irrun-parse"):
                     thread.join(10)
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # no late interrupt can end the report
     again = [(layer.id, layer.name, layer.line) for layer in irrun.load(text).layers]
     print(json.dumps({"problems": problems, "interrupted": interrupted,
                       "same_model": again == reference, "final": state(), "clean": clean}))
