@@ -98,8 +98,9 @@ def graph_command(model, weights, output_path, around, radius, validate, engine,
     by name, type or tensor name, click a layer to read its attributes, its
     ports (declared and inferred shapes and types, where each comes from and
     goes to) and its diagnostics. Layers with errors are red, with warnings
-    orange; GRAPH.html#L12 opens at layer 12. It suits models of thousands of
-    layers.
+    orange; GRAPH.html#L12 opens at layer 12. The bodies of If, Loop and
+    TensorIterator layers are views of their own, linked from the layer's panel
+    (GRAPH.html#b2 opens the second). It suits models of thousands of layers.
 
     Each layer is a box with its name, its op and version (Gather-8) and the
     element type and shape of each output; each edge is labelled with the dims

@@ -5,8 +5,16 @@
 (function () {
   "use strict";
   const timings = { start: performance.now() };
-  const data = JSON.parse(document.getElementById("graph-data").textContent);
+  const all = JSON.parse(document.getElementById("graph-data").textContent);
   timings.parsed = performance.now();
+  // One view at a time: the model (#, #L3) or the body numbered n in all.views (#bn, #bn:L3).
+  const address = decodeURIComponent(location.hash).match(/^#b(\d+)(?::(.*))?$/);
+  const viewNumber = address && Number(address[1]) >= 1 && Number(address[1]) <= all.views.length
+    ? Number(address[1]) : 0;
+  const data = viewNumber ? all.views[viewNumber - 1] : all;
+  const keyPrefix = viewNumber ? "#b" + viewNumber + ":" : "#";
+  // Another view is another page: links to bodies and the trail back change the address.
+  window.addEventListener("hashchange", () => location.reload());
   const SVG = "http://www.w3.org/2000/svg";
   const nodes = data.nodes;
   const edges = data.edges;
@@ -33,7 +41,19 @@
   // -- the page's frame ---------------------------------------------------------------------
   const bar = element("header", { id: "bar" }, document.body);
   const model = element("div", { id: "model" }, bar);
-  element("b", {}, model, data.name);
+  if (viewNumber) {
+    // The trail from the model down to this body: each step a link to its view.
+    const trail = element("span", { id: "trail" }, model);
+    const steps = [];
+    for (let n = data.parent; n; n = all.views[n - 1].parent) steps.unshift(n);
+    element("a", { href: "#" }, trail, all.name);
+    for (const n of steps) {
+      element("span", { class: "sep" }, trail, " › ");
+      element("a", { href: "#b" + n }, trail, all.views[n - 1].label);
+    }
+    element("span", { class: "sep" }, trail, " › ");
+  }
+  element("b", {}, model, viewNumber ? data.label : data.name);
   element("span", { class: "kind" }, model,
     data.kind + " · " + plural(data.layer_count, "layer"));
   const errorCount = nodes.filter((n) => n.severity === "error").length;
@@ -361,7 +381,8 @@
       else applyView();
     }
     // The address names the selected layer: a link to the page with #L12 opens at it.
-    history.replaceState(null, "", index === null ? location.pathname + location.search : "#" + nodes[index].key);
+    const here = viewNumber ? "#b" + viewNumber : location.pathname + location.search;
+    history.replaceState(null, "", index === null ? here : keyPrefix + nodes[index].key);
     showPanel();
   }
 
@@ -460,8 +481,12 @@
     portTable("Inputs", layer.inputs, "input");
     portTable("Outputs", layer.outputs, "output");
     if (layer.bodies.length) {
-      element("h3", {}, panel, "Sub-graphs (not drawn)");
-      for (const [tag, count] of layer.bodies) element("div", {}, panel, tag + ": " + plural(count, "layer"));
+      element("h3", {}, panel, "Sub-graphs");
+      for (const [tag, count, number] of layer.bodies) {
+        const item = element("div", { class: "body-link" }, panel);
+        element("a", { href: "#b" + number }, item, tag);
+        element("span", { class: "none" }, item, " · " + plural(count, "layer"));
+      }
     }
   }
   const problems = nodes.map((node, index) => index).filter((index) => nodes[index].severity && !nodes[index].copy);
@@ -581,7 +606,7 @@
   // -- start --------------------------------------------------------------------------------------
   showPanel();
   initialView();
-  const linked = nodes.findIndex((node) => "#" + node.key === decodeURIComponent(location.hash));
+  const linked = nodes.findIndex((node) => keyPrefix + node.key === decodeURIComponent(location.hash));
   if (linked >= 0) select(linked, { center: true });
   timings.started = performance.now();
   requestAnimationFrame(() => {
@@ -592,7 +617,7 @@
   // timings: milliseconds since navigation at which the data was parsed, the page built and
   // the first frame drawn.
   window.irrunGraph = {
-    data: data, view: view, timings: timings, select: select,
+    data: data, all: all, viewNumber: viewNumber, view: view, timings: timings, select: select,
     shown: () => shownNodes.size,
     search: (text) => { search.value = text; runSearch(); return matches.slice(); },
   };

@@ -7,6 +7,11 @@ it needs no network and no server. In the browser the graph can be panned (drag)
 (wheel, ``+``/``-``, ``0`` to fit), layers found by name or type, and a clicked layer's
 attributes, ports (declared and inferred shapes and types, producers and consumers) and
 diagnostics read in the side panel; layers with errors are red, with warnings orange.
+
+The bodies of sub-graph ops (TensorIterator, Loop, If) are laid out too, each as a view of
+its own in ``views`` (nested bodies included): a layer's panel links to its bodies, the page
+shows one view at a time (``#b2`` in the address opens view 2, ``#b2:L5`` its layer 5) and a
+trail in the header leads back to the model.
 """
 
 from __future__ import annotations
@@ -84,7 +89,68 @@ def _page(data) -> str:
 
 def page_data(model, report=None, *, around=None, radius=2) -> dict:
     """What the page shows, as plain data: the laid-out boxes and edges, each layer's details,
-    and the diagnostics (see :func:`graph_page` for the parameters)."""
+    and the diagnostics (see :func:`graph_page` for the parameters).
+
+    The model's own graph is at the top level; ``views`` lists the bodies of its sub-graph
+    ops, depth first, each a dict of the same keys plus ``label`` (which layer's which body)
+    and ``parent`` (the view it is in: 0 for the model, else its 1-based number in
+    ``views``). A layer's ``bodies`` are ``[tag, layer count, view number]``.
+    """
+    data = _view_data(model, report, around, radius)
+    views: list[dict] = []
+    _add_body_views(model, data, 0, report is not None, views)
+    data["views"] = views
+    return data
+
+
+class _Body:
+    """A body of a sub-graph op seen as a graph of its own: its layers and edges, its
+    Parameters and Results as boxes (no open ends), the file of the model it is in."""
+
+    inputs = outputs = ()
+    is_fragment = False
+
+    def __init__(self, body, model, name):
+        self._body = body
+        self.layers, self.graph = body.layers, body.graph
+        self.name, self.file, self.ir_version = name, model.file, model.ir_version
+
+    def layer(self, key):
+        return self._body.layer(key)
+
+    def producer(self, port):
+        return self._body.producer(port)
+
+    def consumers(self, port):
+        return self._body.consumers(port)
+
+
+def _add_body_views(model, data, number, validated, views) -> None:
+    """Append to ``views`` a view of each body of each sub-graph layer shown in ``data`` (view
+    ``number``), and of theirs in turn, and give each such layer the numbers of its views."""
+    done = set()
+    for box in data["nodes"]:
+        details = box.get("layer")
+        if details is None or not details["bodies"] or id(details) in done:
+            continue
+        done.add(id(details))
+        layer = model.layer(details["id"])
+        for entry in details["bodies"]:
+            tag = entry[0]
+            title = f"{layer.name or f'layer {layer.id}'} · {tag}"
+            body = _Body(layer.bodies[tag], model, title)
+            view = _view_data(body, None, None, 0)
+            # Problems inside a body are reported on its layer (in the view above), with the
+            # body named in the message; this view shows the shapes validation inferred.
+            view.update(validated=validated, parent=number,
+                        label=f"{layer.type} {layer.name or layer.id!r} · {tag}")  # fmt: skip
+            view["kind"] = f"{tag} of {layer.describe()}"
+            views.append(view)
+            entry.append(len(views))
+            _add_body_views(body, view, len(views), validated, views)
+
+
+def _view_data(model, report, around, radius) -> dict:
     import numpy as np
 
     from irrun.render.layout import layered_layout
@@ -272,6 +338,7 @@ def _layer_details(model, layer, diagnostics, index) -> dict:
         "inputs": inputs,
         "outputs": outputs,
         "diagnostics": [_diagnostic(d) for d in diagnostics],
-        # A TensorIterator's, Loop's or If's bodies are not drawn; the panel counts their layers.
+        # A TensorIterator's, Loop's or If's bodies: the panel links to their views (numbers
+        # added by _add_body_views).
         "bodies": [[tag, len(body.layers)] for tag, body in layer.bodies.items()],
     }

@@ -239,7 +239,7 @@ def test_progress_reports_each_stage(tmp_path):
     assert [stage for stage, done, _ in calls if done == 0] == ["laying out", "drawing", "writing"]
 
 
-def test_a_sub_graph_op_counts_its_bodies_layers():
+def test_a_sub_graph_op_links_to_a_view_of_its_body():
     body = """<layer id="0" name="loop" type="TensorIterator" version="opset1">
   <port_map><input external_port_id="0" internal_layer_id="0" axis="0"/>
   <output external_port_id="1" internal_layer_id="1"/></port_map>
@@ -253,7 +253,13 @@ def test_a_sub_graph_op_counts_its_bodies_layers():
   </layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></body>
 </layer>"""
     data = page_data(irrun.load(net(body)))
-    assert [node["layer"]["bodies"] for node in data["nodes"] if "layer" in node] == [[["body", 2]]]
+    assert [node["layer"]["bodies"] for node in data["nodes"] if "layer" in node] == [
+        [["body", 2, 1]]
+    ]
+    (view,) = data["views"]
+    assert sorted(node["title"] for node in view["nodes"]) == ["p", "r"]
+    # Not validated here: the body's boxes show their declared shapes, as the model's do.
+    assert (view["parent"], view["validated"], "views" in view) == (0, False, False)
 
 
 def test_a_shared_constant_gets_a_copy_above_each_later_consumer():
@@ -278,3 +284,26 @@ def test_a_shared_constant_gets_a_copy_above_each_later_consumer():
         [(index["L0"], index["L2"]), (index["L1"], index["L2"]), (index["L2"], index["L3"]),
          (index["L3"], index["L4"]), (index["L1#1"], index["L4"]), (index["L4"], index["L5"])]
     )  # fmt: skip
+
+
+def test_each_body_is_a_view_of_its_own_nested_ones_included(tmp_path):
+    from tests.render.sub_graphs import nested_if_model
+
+    model = irrun.load(nested_if_model(tmp_path))
+    data = page_data(model, model.validate())
+    (outer,) = [node["layer"] for node in data["nodes"] if node.get("layer", {}).get("bodies")]
+    assert outer["bodies"] == [["then_body", 4, 1], ["else_body", 3, 4]]
+    views = data["views"]
+    # Depth first: the outer then-branch, the inner If's two branches in it, the else-branch.
+    assert [(v["label"], v["parent"], v["layer_count"], v["validated"]) for v in views] == [
+        ("If 'outer' · then_body", 0, 4, True),
+        ("If 'inner' · then_body", 1, 3, True),
+        ("If 'inner' · else_body", 1, 3, True),
+        ("If 'outer' · else_body", 0, 3, True),
+    ]
+    (inner,) = [node["layer"] for node in views[0]["nodes"] if node["layer"]["bodies"]]
+    assert inner["name"] == "inner" and [b[2] for b in inner["bodies"]] == [2, 3]
+    # Body boxes show the shapes validation inferred inside the body.
+    concat = [n for n in views[2]["nodes"] if n["layer"]["type"] == "Concat"]
+    assert [n["lines"] for n in concat] == [["Concat-1", "f32 [4,3]"]]
+    assert views[0]["kind"] == "then_body of layer 2 'outer' (If)"

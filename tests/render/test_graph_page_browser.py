@@ -299,3 +299,50 @@ def test_a_3000_layer_model_is_written_in_seconds_and_opens_usable(browser, tmp_
     browser.press("Enter", "Enter", 13)
     data = browser.screenshot(tmp_path / "big.png")
     assert _png_size(data) == (WIDTH, HEIGHT)
+
+
+def _wait_for(browser, expression: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not browser.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"never true: {expression}")
+        time.sleep(0.05)
+
+
+def test_a_body_opens_from_its_layer_and_the_trail_leads_back(browser, tmp_path):
+    from tests.render.sub_graphs import nested_if_model
+
+    page = tmp_path / "nested.html"
+    invoke("graph", nested_if_model(tmp_path), "-o", page)
+    browser.open(page)
+    outer = browser.evaluate("irrunGraph.data.nodes.findIndex(n => n.title === 'outer')")
+    browser.evaluate(f"irrunGraph.select({outer})")
+    links = browser.evaluate(
+        "[...document.querySelectorAll('.body-link')].map(d => [d.innerText, "
+        "d.querySelector('a').getAttribute('href')])"
+    )
+    assert links == [["then_body · 4 layers", "#b1"], ["else_body · 3 layers", "#b4"]]
+    # A click on the link opens the body: its own boxes, and the trail above them.
+    browser.click(*browser.center_of('.body-link a[href="#b1"]'))
+    ready = "window.irrunGraph && irrunGraph.viewNumber === %d && document.body.dataset.ready"
+    _wait_for(browser, ready % 1)
+    titles = browser.evaluate("[...document.querySelectorAll('.node')].map(n => n.dataset.key)")
+    assert len(titles) == 4
+    assert browser.evaluate("document.getElementById('model').innerText").startswith(
+        "nested › If 'outer' · then_body"
+    )
+    # The nested If opens one level deeper; the trail names both levels.
+    browser.open(f"{page}#b3")
+    assert browser.evaluate("document.getElementById('trail').innerText") == (
+        "nested › If 'outer' · then_body › "
+    )
+    concat = browser.evaluate("irrunGraph.data.nodes.findIndex(n => n.layer.type === 'Concat')")
+    browser.evaluate(f"irrunGraph.select({concat})")
+    key = browser.evaluate(f"irrunGraph.data.nodes[{concat}].key")
+    assert browser.evaluate("location.hash") == f"#b3:{key}"
+    # That address opens the body with the layer selected; the trail's first link goes home.
+    browser.open(f"{page}#b3:{key}")
+    assert browser.evaluate("document.querySelector('.node.selected').dataset.key") == key
+    browser.click(*browser.center_of("#trail a"))
+    _wait_for(browser, ready % 0)
+    assert browser.evaluate("irrunGraph.data.views.length") == 4
