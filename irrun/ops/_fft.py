@@ -1,6 +1,7 @@
 """What DFT-7, IDFT-7, RDFT-9 and IRDFT-9 share: the checks of their inputs
-(``fft_common_validation.hpp``), the dimension arithmetic of the real transforms, and the
-NumPy transforms.
+(``fft_common_validation.hpp``), the shape rule of the real transforms (RDFT and IRDFT differ
+only in their last axis: :func:`halved` output points, :func:`doubled` transform points), and
+one kernel around the ``numpy.fft`` n-D transforms.
 
 A complex tensor is a real one whose last dim is 2 (real, imaginary). DFT, IDFT and IRDFT take
 such an input of rank ``r`` and count their axes over the ``r - 1`` complex dims (an axis ``a <
@@ -12,15 +13,17 @@ from __future__ import annotations
 import numpy as np
 
 from irrun.ops._values import signed_ints
-from irrun.ops.base import normalize_axes_or_report
-from irrun.shape import Dim, static_dim
+from irrun.ops.base import TensorInfo, lazy_text, normalize_axes_or_report
+from irrun.shape import Dim, Shape, static_dim
 
 __all__ = [
     "check_fft_inputs",
     "signal_dim",
-    "halved_dim",
-    "doubled_dim",
+    "halved",
+    "doubled",
     "transform_sizes",
+    "real_transform_infos",
+    "run_transform",
     "as_complex",
     "as_pairs",
 ]
@@ -136,19 +139,20 @@ def signal_dim(element) -> Dim | None:
     return static_dim(max(element, 0))
 
 
-def _halved(bound):
-    return bound if bound is None or bound <= 0 else bound // 2 + 1
+def halved(size: int | None) -> int | None:
+    """RDFT's output points along its last axis for a transform of ``size`` points:
+    ``size // 2 + 1`` (0 stays 0; ``None``, an unbounded size, stays ``None``)."""
+    return size if size is None or size <= 0 else size // 2 + 1
 
 
-def halved_dim(dim: Dim) -> Dim:
-    """The last axis of RDFT's output: ``n // 2 + 1`` bound-wise (0 stays 0)."""
-    return Dim(_halved(dim.lower), _halved(dim.upper))
+def doubled(size: int | None) -> int | None:
+    """IRDFT's transform points along its last axis when no signal size is given, for
+    ``size`` complex points: ``2 * (size - 1)``, clamped at 0 (``None`` stays ``None``)."""
+    return None if size is None else 2 * max(size - 1, 0)
 
 
-def doubled_dim(dim: Dim) -> Dim:
-    """The last axis of IRDFT's output: ``2 * (n - 1)`` bound-wise (clamped at 0)."""
-    upper = None if dim.upper is None else 2 * max(dim.upper - 1, 0)
-    return Dim(2 * max(dim.lower - 1, 0), upper)
+def _bound_wise(rule, dim: Dim) -> Dim:
+    return Dim(rule(dim.lower), rule(dim.upper))
 
 
 def transform_sizes(op, shape, axes, signal_size) -> list[int]:
@@ -163,6 +167,75 @@ def transform_sizes(op, shape, axes, signal_size) -> list[int]:
             f"the axes {axes}"
         )
     return [shape[a] if s == -1 else s for a, s in zip(axes, sizes)]
+
+
+def real_transform_infos(op, inputs, *, complex_input: bool, holds: str, output_last=None,
+                         unsized_last=None) -> list[TensorInfo] | None:  # fmt: skip
+    """The shape rule of RDFT and IRDFT (``rdft_shape_inference.hpp``,
+    ``irdft_shape_inference.hpp``): the data's dims (its complex dims when ``complex_input``),
+    each axis with a constant signal size other than -1 set to it (clamped at 0), then the
+    last axis ``n`` given by ``output_last(n)``, or, when its signal size is -1, by
+    ``unsized_last(n)`` (both bound-wise, ``None`` keeps ``n``); a last dim of 2 when the input
+    is real (the output is complex). Unknown signal sizes make the last axis ``?``, unknown
+    axes every dim; ``holds`` says what the last axis holds, for the explanation. ``None`` when
+    the inputs were refused (reported)."""
+    ok, axes = check_fft_inputs(op, inputs, complex_input=complex_input)
+    if not ok:
+        return None
+    data = inputs[0]
+    if data.shape.rank is None:
+        return [TensorInfo(data.shape, data.element_type, why="the data rank is not known")]
+    dims = list(data.shape)[:-1] if complex_input else list(data.shape)
+    pair = [] if complex_input else [static_dim(2)]
+    if axes is None:
+        dims = [Dim.dynamic()] * len(dims)
+        why = "the axes are not known: every dim " + ("is ?" if complex_input else
+                                                      "but the last (2) is ?")  # fmt: skip
+        return [TensorInfo(Shape(dims + pair), data.element_type, why=why)]
+    last = axes[-1]
+    sizes = signed_ints(inputs[2]) if len(inputs) == 3 else [-1] * len(axes)
+    if sizes is None:
+        dims[last] = Dim.dynamic()
+        why = f"the signal sizes are not known: axis {last} is ?"
+        return [TensorInfo(Shape(dims + pair), data.element_type, why=why)]
+    for axis, size in zip(axes, sizes):
+        if size != -1:
+            dims[axis] = static_dim(max(size, 0))
+    if output_last is not None:
+        dims[last] = _bound_wise(output_last, dims[last])
+    if unsized_last is not None and sizes[-1] == -1:
+        dims[last] = _bound_wise(unsized_last, dims[last])
+    why = lazy_text("data {}, axes {}, signal sizes {}: axis {} holds {}", data.shape, axes,
+                    sizes, last, holds)  # fmt: skip
+    return [TensorInfo(Shape(dims + pair), data.element_type, why=why)]
+
+
+def run_transform(op, inputs, transform, *, complex_input: bool, complex_output: bool,
+                  output_last=None, unsized_last=None) -> list[np.ndarray]:  # fmt: skip
+    """The kernel of DFT, IDFT, RDFT and IRDFT: ``transform`` (a ``numpy.fft`` n-D function)
+    of the data along the axes, with ``s`` the signal sizes (-1: the data's dim; for the last
+    axis ``unsized_last(n)`` when given), in complex128 (``complex_input``: the data are
+    (real, imaginary) pairs) or float64; the output dims are the transform sizes, the last
+    axis ``output_last(n)`` when given, and (real, imaginary) pairs when ``complex_output``.
+    An empty output is zeros (``numpy.fft`` refuses a transform of 0 points)."""
+    data = inputs[0]
+    rank = data.ndim - 1 if complex_input else data.ndim
+    axes = [a + rank if a < 0 else a for a in np.asarray(inputs[1]).reshape(-1).tolist()]
+    sizes = transform_sizes(op, data.shape, axes, inputs[2] if len(inputs) == 3 else None)
+    unsized = len(inputs) == 2 or int(np.asarray(inputs[2]).reshape(-1)[-1]) == -1
+    if unsized_last is not None and unsized:
+        sizes[-1] = unsized_last(data.shape[axes[-1]])
+    out_shape = list(data.shape[:rank])
+    for axis, size in zip(axes, sizes):
+        out_shape[axis] = size
+    if output_last is not None:
+        out_shape[axes[-1]] = output_last(sizes[-1])
+    pair = [2] if complex_output else []
+    if 0 in out_shape:
+        return [np.zeros(out_shape + pair, data.dtype)]
+    values = transform(as_complex(data) if complex_input else data.astype(np.float64), s=sizes,
+                       axes=axes)  # fmt: skip
+    return [as_pairs(values, data.dtype) if complex_output else values.astype(data.dtype)]
 
 
 def as_complex(data: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._fft import as_complex, as_pairs, check_fft_inputs, signal_dim, transform_sizes
+from irrun.ops._fft import check_fft_inputs, run_transform, signal_dim
 from irrun.ops._values import signed_elements
 from irrun.ops.base import Op, TensorInfo, lazy_text
 from irrun.ops.registry import register
@@ -63,17 +63,8 @@ class _ComplexTransform(Op):
 
     def evaluate(self, inputs):
         """The transform of the complex data along the axes, in complex128."""
-        data, axes = inputs[0], inputs[1]
-        rank = data.ndim - 1
-        axes = [a + rank if a < 0 else a for a in np.asarray(axes).reshape(-1).tolist()]
-        sizes = transform_sizes(self, data.shape, axes, inputs[2] if len(inputs) == 3 else None)
-        out_shape = list(data.shape)
-        for axis, size in zip(axes, sizes):
-            out_shape[axis] = size
-        if 0 in out_shape:
-            return [np.zeros(out_shape, data.dtype)]
-        values = type(self).transform(as_complex(data), s=sizes, axes=axes)
-        return [as_pairs(values, data.dtype)]
+        return run_transform(self, inputs, type(self).transform, complex_input=True,
+                             complex_output=True)  # fmt: skip
 
 
 @register

@@ -30,25 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._fft import (
-    as_complex,
-    as_pairs,
-    check_fft_inputs,
-    doubled_dim,
-    halved_dim,
-    transform_sizes,
-)
-from irrun.ops._values import signed_ints
-from irrun.ops.base import Op, TensorInfo, lazy_text
+from irrun.ops._fft import doubled, halved, real_transform_infos, run_transform
+from irrun.ops.base import Op
 from irrun.ops.registry import register
-from irrun.shape import Dim, Shape, static_dim
-
-
-def _resized(dims, axes, sizes):
-    """``dims`` with each axis given a signal size other than -1 set to it (clamped at 0)."""
-    for axis, size in zip(axes, sizes):
-        if size != -1:
-            dims[axis] = static_dim(max(size, 0))
 
 
 @register
@@ -60,43 +44,13 @@ class RDFT(Op):
 
     def infer(self, inputs):
         """The data's shape, axes resized, the last axis halved, and a last dim of 2."""
-        ok, axes = check_fft_inputs(self, inputs, complex_input=False)
-        if not ok:
-            return None
-        data = inputs[0]
-        if data.shape.rank is None:
-            return [TensorInfo(data.shape, data.element_type, why="the data rank is not known")]
-        dims = list(data.shape)
-        if axes is None:
-            dims = [Dim.dynamic()] * len(dims)
-            why = "the axes are not known: every dim but the last (2) is ?"
-        else:
-            last = axes[-1]
-            sizes = signed_ints(inputs[2]) if len(inputs) == 3 else [-1] * len(axes)
-            if sizes is None:
-                dims[last] = Dim.dynamic()
-                why = f"the signal sizes are not known: axis {last} is ?"
-            else:
-                _resized(dims, axes, sizes)
-                dims[last] = halved_dim(dims[last])
-                why = lazy_text("data {}, axes {}, signal sizes {}: axis {} holds n // 2 + 1",
-                                data.shape, axes, sizes, last)  # fmt: skip
-        return [TensorInfo(Shape(dims + [static_dim(2)]), data.element_type, why=why)]
+        return real_transform_infos(self, inputs, complex_input=False, output_last=halved,
+                                    holds="n // 2 + 1")  # fmt: skip
 
     def evaluate(self, inputs):
         """``numpy.fft.rfftn`` along the axes, as (real, imaginary) pairs."""
-        data, axes = inputs[0], inputs[1]
-        rank = data.ndim
-        axes = [a + rank if a < 0 else a for a in np.asarray(axes).reshape(-1).tolist()]
-        sizes = transform_sizes(self, data.shape, axes, inputs[2] if len(inputs) == 3 else None)
-        out_shape = list(data.shape)
-        for axis, size in zip(axes, sizes):
-            out_shape[axis] = size
-        out_shape[axes[-1]] = sizes[-1] // 2 + 1 if sizes[-1] else 0
-        if 0 in out_shape:
-            return [np.zeros(out_shape + [2], data.dtype)]
-        values = np.fft.rfftn(data.astype(np.float64), s=sizes, axes=axes)
-        return [as_pairs(values, data.dtype)]
+        return run_transform(self, inputs, np.fft.rfftn, complex_input=False,
+                             complex_output=True, output_last=halved)  # fmt: skip
 
 
 @register
@@ -108,42 +62,10 @@ class IRDFT(Op):
 
     def infer(self, inputs):
         """The complex dims, axes resized, the last axis ``2 * (n - 1)`` or its signal size."""
-        ok, axes = check_fft_inputs(self, inputs, complex_input=True)
-        if not ok:
-            return None
-        data = inputs[0]
-        if data.shape.rank is None:
-            return [TensorInfo(data.shape, data.element_type, why="the data rank is not known")]
-        dims = list(data.shape)[:-1]
-        if axes is None:
-            dims = [Dim.dynamic()] * len(dims)
-            why = "the axes are not known: every dim is ?"
-        else:
-            last = axes[-1]
-            sizes = signed_ints(inputs[2]) if len(inputs) == 3 else [-1] * len(axes)
-            if sizes is None:
-                dims[last] = Dim.dynamic()
-                why = f"the signal sizes are not known: axis {last} is ?"
-            else:
-                _resized(dims, axes, sizes)
-                if sizes[-1] == -1:
-                    dims[last] = doubled_dim(data.shape[last])
-                why = lazy_text("data {}, axes {}, signal sizes {}: axis {} holds 2 * (n - 1) "
-                                "or its signal size", data.shape, axes, sizes, last)  # fmt: skip
-        return [TensorInfo(Shape(dims), data.element_type, why=why)]
+        return real_transform_infos(self, inputs, complex_input=True, unsized_last=doubled,
+                                    holds="2 * (n - 1) or its signal size")  # fmt: skip
 
     def evaluate(self, inputs):
         """``numpy.fft.irfftn`` of the complex data along the axes."""
-        data, axes = inputs[0], inputs[1]
-        rank = data.ndim - 1
-        axes = [a + rank if a < 0 else a for a in np.asarray(axes).reshape(-1).tolist()]
-        sizes = transform_sizes(self, data.shape, axes, inputs[2] if len(inputs) == 3 else None)
-        if len(inputs) == 2 or int(np.asarray(inputs[2]).reshape(-1)[-1]) == -1:
-            sizes[-1] = 2 * max(data.shape[axes[-1]] - 1, 0)
-        out_shape = list(data.shape[:-1])
-        for axis, size in zip(axes, sizes):
-            out_shape[axis] = size
-        if 0 in out_shape:
-            return [np.zeros(out_shape, data.dtype)]
-        values = np.fft.irfftn(as_complex(data), s=sizes, axes=axes)
-        return [values.astype(data.dtype)]
+        return run_transform(self, inputs, np.fft.irfftn, complex_input=True,
+                             complex_output=False, unsized_last=doubled)  # fmt: skip
