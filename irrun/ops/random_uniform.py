@@ -29,7 +29,14 @@ Kernel (``random_uniform.cpp``, ``phillox_generator``, ``phillox_converter``), s
   run differs, as there).
 - State: OpenVINO keeps a state per op, so the n-th run of a compiled model gives new numbers:
   a tensorflow run starts its counter 256 per Philox block after the previous run's start (the
-  reference's ``get_next_state``); pytorch runs repeat. irrun keeps it per compiled op.
+  reference's ``get_next_state``); pytorch runs repeat. The state belongs to the compiled
+  node, not to the variables: on the CPU plugin (measured, 2026.4) ``InferRequest.reset_state()``
+  does not restart it, a second infer request of the compiled model continues it, and only
+  compiling the model again starts at the first run's numbers. irrun keeps it per compiled op
+  the same way: :meth:`irrun.execution.CompiledModel.reset_state` (``irrun.reset_state``)
+  forgets the ReadValue/Assign variables and leaves the counter; a new compiled form
+  (``irrun.compile(model, validate=True)``, or loading the file again) starts it afresh. A run
+  that fails after this op has run keeps the advance (its variable writes are discarded).
 
 Tolerance: exact (bit for bit) against OpenVINO's reference for f32, f16, bf16, f64, i32 and
 i64, both alignments, over several runs. The CPU plugin agrees on the first run in f32 and

@@ -1,6 +1,7 @@
 """RandomUniform-8: shapes against OpenVINO, values bit for bit against OpenVINO's reference
 (every output type, both alignments, several runs of one compiled model) and the CPU plugin
-(first run, f32 and i32), reported errors."""
+(first run, f32 and i32), the generator's state across reset_state and compiling anew as in
+OpenVINO, reported errors."""
 
 from __future__ import annotations
 
@@ -103,6 +104,54 @@ def test_random_uniform_first_run_matches_cpu_plugin(etype, alignment):
         np.testing.assert_allclose(got, expected, rtol=0, atol=2e-6)
     else:
         np.testing.assert_array_equal(got, expected)
+
+
+def _cpu_runs(model, runs, reset_between=False):
+    """The CPU plugin's outputs on ``runs`` infers of one compiled model (one request),
+    ``reset_state()`` called on the request between them when ``reset_between``."""
+    request = ov.Core().compile_model(model, "CPU").create_infer_request()
+    out = []
+    for index in range(runs):
+        if reset_between and index:
+            request.reset_state()
+        out.append(np.array(request.infer()[0]))
+    return out
+
+
+def test_reset_state_does_not_restart_the_draws_as_in_openvino():
+    """reset_state forgets variables (ReadValue/Assign), not the generator: the run after it
+    continues the sequence (OpenVINO's reference: its second run), as the CPU plugin's
+    ``InferRequest.reset_state()`` does (its run after a reset differs from its first)."""
+    model = model_of(_node([2, 3], "f32", (150, 10), bounds=(0.0, 1.0)))
+    first_reference, second_reference = _reference_runs(model, "f32", [2, 3], 2)
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = irrun.load(save(model, tmp))
+        name = loaded.outputs[0].name
+        first = loaded.run({})[name]
+        irrun.reset_state(loaded)
+        after_reset = loaded.run({})[name]
+    np.testing.assert_array_equal(first, first_reference)
+    np.testing.assert_array_equal(after_reset, second_reference)
+    cpu_first, cpu_after_reset = _cpu_runs(model, 2, reset_between=True)
+    np.testing.assert_array_equal(cpu_first, first)
+    assert not np.array_equal(cpu_after_reset, cpu_first)
+
+
+def test_compiling_anew_restarts_the_draws_as_in_openvino():
+    """A compiled form of its own (``irrun.compile(..., validate=True)``, or loading the file
+    again) starts at the first run's numbers, as compiling the model again does on the CPU
+    plugin."""
+    model = model_of(_node([2, 3], "f32", (150, 10), bounds=(0.0, 1.0)))
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = irrun.load(save(model, tmp))
+        name = loaded.outputs[0].name
+        first, second = loaded.run({})[name], loaded.run({})[name]
+        again = irrun.compile(loaded, validate=True).run({})[name]
+        reloaded = irrun.load(save(model, tmp)).run({})[name]
+    assert not np.array_equal(second, first)
+    np.testing.assert_array_equal(again, first)
+    np.testing.assert_array_equal(reloaded, first)
+    np.testing.assert_array_equal(_cpu_runs(model, 1)[0], _cpu_runs(model, 1)[0])
 
 
 def test_random_uniform_spec_example():
