@@ -31,40 +31,25 @@ import math
 
 import numpy as np
 
+from irrun.ops._conv_kernel import (
+    WINDOW_ATTRIBUTES,
+    attribute_lists_fit,
+    divided_dim,
+    ranks_fit,
+    refused_boolean,
+    spatial_count,
+    times_dim,
+)
 from irrun.ops._values import as_dim, elements_of
 from irrun.ops._windows import AUTO_PADS, dim_minus
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.shape import Dim, Shape, static_dim
 
+# divided_dim and times_dim live in irrun.ops._conv_kernel; named here for older importers
 __all__ = ["BackpropFamily", "transposed_convolve", "divided_dim", "times_dim"]
 
 _ONE = static_dim(1)
-_INFINITE = 2**63 - 1
-
-
-def divided_dim(dim: Dim, divisor: int) -> Dim | None:
-    """``Dimension / divisor``: bounds rounded inward (in double precision, as OpenVINO does,
-    an unbounded upper bound is divided like a number); ``None``: no whole quotient."""
-    if divisor == 1 or (dim.lower == 0 and dim.upper is None):
-        return dim
-    lower = math.ceil(float(dim.lower) / divisor)
-    upper = math.floor(float(_INFINITE if dim.upper is None else dim.upper) / divisor)
-    if upper < lower:
-        return None
-    return Dim(lower, upper)
-
-
-def times_dim(a: Dim, b: Dim) -> Dim:
-    """Interval product with OpenVINO's saturation at the unbounded value."""
-
-    def bound(x, y):
-        if x == 0 or y == 0:
-            return 0
-        if x is None or y is None or x >= _INFINITE or y >= _INFINITE or x > _INFINITE // y:
-            return None
-        return x * y
-
-    return Dim(bound(a.lower, b.lower) or 0, bound(a.upper, b.upper))
+_DATA_RANK_HINT = "Reshape the data to [N, C, spatial...] with 1 to 3 spatial axes"
 
 
 def _scaled(dim: Dim, factor: int) -> Dim:
@@ -112,16 +97,7 @@ class BackpropFamily(Op):
         """Output ``[N, C_out, *spatial]`` as OpenVINO computes it over partial shapes."""
         data, filters = inputs[:2]
         etype = common_element_type(self, inputs, "data and filters", ports=(0, 1))
-        if etype is None:
-            return None
-        if etype.kind == "bool":
-            self.context.error(
-                "input-type",
-                f"{self.describe()}: element types must be numeric, but data and filters are "
-                "boolean",
-                port=self.input_port(0),
-                hint="Convert the inputs to a numeric type",
-            )
+        if etype is None or refused_boolean(self, etype):
             return None
         has_output_shape = len(inputs) == 3
         out_spatial: list | None = []
@@ -130,7 +106,7 @@ class BackpropFamily(Op):
             if out_spatial is False:
                 return None
         data_dims, filter_dims = data.shape.dims, filters.shape.dims
-        spatial = self._spatial_count(data_dims, filter_dims, out_spatial)
+        spatial = spatial_count(self, data_dims, filter_dims, out_spatial)
         if spatial is None:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="inputs of unknown rank")]
         if has_output_shape and out_spatial is not None and len(out_spatial) != spatial:
@@ -142,7 +118,7 @@ class BackpropFamily(Op):
                 hint="give output_shape one value per spatial dimension",
             )
             return None
-        if not self._check_ranks(data, filters, data_dims, filter_dims):
+        if not ranks_fit(self, data, filters, _DATA_RANK_HINT):
             return None
         attributes = self._checked_attributes(spatial)
         if attributes is None:
@@ -209,42 +185,6 @@ class BackpropFamily(Op):
             return [Dim.dynamic()] * info.shape[0].lower
         return None
 
-    def _spatial_count(self, data_dims, filter_dims, out_spatial):
-        if data_dims is not None:
-            return max(len(data_dims) - 2, 0)
-        if filter_dims is not None:
-            return max(len(filter_dims) - self.filter_head, 0)
-        if out_spatial:
-            return len(out_spatial)
-        for values in (self.strides, self.dilations, self.pads_begin, self.pads_end):
-            if values:
-                return len(values)
-        return None
-
-    def _check_ranks(self, data, filters, data_dims, filter_dims) -> bool:
-        if data_dims is not None and len(data_dims) not in (3, 4, 5):
-            self.context.error(
-                "input-rank",
-                f"{self.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
-                f"is {data.shape} (rank {len(data_dims)})",
-                port=self.input_port(0),
-                hint="Reshape the data to [N, C, spatial...] with 1 to 3 spatial axes",
-            )
-            return False
-        if data_dims is not None and filter_dims is not None:
-            wanted = len(data_dims) + self.filter_head - 2
-            if len(filter_dims) != wanted:
-                self.context.error(
-                    "input-rank",
-                    f"{self.describe()}: data {data.shape} (rank {len(data_dims)}) needs filters "
-                    f"of rank {wanted}, but the filters are {filters.shape} (rank "
-                    f"{len(filter_dims)})",
-                    port=self.input_port(1),
-                    hint=self.filter_layout,
-                )
-                return False
-        return True
-
     def resized_attributes(self, spatial: int):
         """``(strides, dilations, pads_begin, pads_end, output_padding)`` with empty lists
         filled as OpenVINO fills them."""
@@ -258,27 +198,8 @@ class BackpropFamily(Op):
 
     def _checked_attributes(self, spatial: int):
         attributes = self.resized_attributes(spatial)
-        names = ("strides", "dilations", "pads_begin", "pads_end", "output_padding")
-        for name, values in zip(names, attributes):
-            if len(values) != spatial:
-                self.context.error(
-                    "attribute-value",
-                    f"{self.describe()}: {name} has {len(values)} value(s) "
-                    f"({','.join(map(str, values)) or 'empty'}), but the data has {spatial} "
-                    "spatial dimension(s)",
-                    hint=f"give {name} one value per spatial dimension",
-                    line=self.layer.data_line,
-                )
-                return None
-        for name, values in zip(names[:2], attributes[:2]):
-            if any(v <= 0 for v in values):
-                self.context.error(
-                    "attribute-value",
-                    f"{self.describe()}: {name} {','.join(map(str, values))} has a value below 1",
-                    hint=f"{name} must be positive",
-                    line=self.layer.data_line,
-                )
-                return None
+        if not attribute_lists_fit(self, spatial, zip(WINDOW_ATTRIBUTES, attributes)):
+            return None
         return attributes
 
     def _output_channels(self, data, filters, data_dims, filter_dims):

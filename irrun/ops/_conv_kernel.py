@@ -52,7 +52,18 @@ from irrun.ops._windows import (
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.shape import Dim, Shape, static_dim
 
-__all__ = ["ConvolutionFamily", "convolve", "choose_method", "TILE_BYTES"]
+__all__ = [
+    "ConvolutionFamily",
+    "convolve",
+    "choose_method",
+    "TILE_BYTES",
+    "refused_boolean",
+    "spatial_count",
+    "ranks_fit",
+    "attribute_lists_fit",
+    "divided_dim",
+    "times_dim",
+]
 
 #: Largest im2col matrix built at once; bigger ones are built per tile of output rows.
 TILE_BYTES = 64 << 20
@@ -84,41 +95,14 @@ class ConvolutionFamily(Op):
         """Output ``[N, C_out, *spatial]`` as OpenVINO computes it over partial shapes."""
         data, filters = inputs
         etype = common_element_type(self, inputs, "data and filters")
-        if etype is None:
-            return None
-        if etype.kind == "bool":
-            self.context.error(
-                "input-type",
-                f"{self.describe()}: element types must be numeric, but data and filters are "
-                "boolean",
-                port=self.input_port(0),
-                hint="Convert the inputs to a numeric type",
-            )
+        if etype is None or refused_boolean(self, etype):
             return None
         data_dims, filter_dims = data.shape.dims, filters.shape.dims
-        spatial = self._spatial_count(data_dims, filter_dims)
+        spatial = spatial_count(self, data_dims, filter_dims)
         if spatial is None:
             return [TensorInfo(Shape.dynamic_rank(), etype, why="inputs of unknown rank")]
-        if data_dims is not None and len(data_dims) not in (3, 4, 5):
-            self.context.error(
-                "input-rank",
-                f"{self.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
-                f"is {data.shape} (rank {len(data_dims)})",
-                port=self.input_port(0),
-            )
+        if not ranks_fit(self, data, filters):
             return None
-        if data_dims is not None and filter_dims is not None:
-            wanted = len(data_dims) + self.filter_head - 2
-            if len(filter_dims) != wanted:
-                self.context.error(
-                    "input-rank",
-                    f"{self.describe()}: data {data.shape} (rank {len(data_dims)}) needs filters "
-                    f"of rank {wanted}, but the filters are {filters.shape} (rank "
-                    f"{len(filter_dims)})",
-                    port=self.input_port(1),
-                    hint=self.filter_layout,
-                )
-                return None
         pads = self._checked_attributes(spatial)
         if pads is None:
             return None
@@ -181,44 +165,12 @@ class ConvolutionFamily(Op):
             hint="use a smaller kernel or dilation, or more padding",
         )
 
-    def _spatial_count(self, data_dims, filter_dims):
-        if data_dims is not None:
-            return max(len(data_dims) - 2, 0)
-        if filter_dims is not None:
-            return max(len(filter_dims) - self.filter_head, 0)
-        for values in (self.strides, self.dilations, self.pads_begin, self.pads_end):
-            if values:
-                return len(values)
-        return None
-
     def _checked_attributes(self, spatial: int):
         begin = self.pads_begin or [0] * spatial
         end = self.pads_end or [0] * spatial
-        for name, values in (
-            ("strides", self.strides),
-            ("dilations", self.dilations),
-            ("pads_begin", begin),
-            ("pads_end", end),
-        ):
-            if len(values) != spatial:
-                self.context.error(
-                    "attribute-value",
-                    f"{self.describe()}: {name} has {len(values)} value(s) "
-                    f"({','.join(map(str, values)) or 'empty'}), but the data has {spatial} "
-                    "spatial dimension(s)",
-                    hint=f"give {name} one value per spatial dimension",
-                    line=self.layer.data_line,
-                )
-                return None
-        for name, values in (("strides", self.strides), ("dilations", self.dilations)):
-            if any(v <= 0 for v in values):
-                self.context.error(
-                    "attribute-value",
-                    f"{self.describe()}: {name} {','.join(map(str, values))} has a value below 1",
-                    hint=f"{name} must be positive",
-                    line=self.layer.data_line,
-                )
-                return None
+        named = (self.strides, self.dilations, begin, end)
+        if not attribute_lists_fit(self, spatial, zip(WINDOW_ATTRIBUTES, named)):
+            return None
         return begin, end
 
     def _output_channels(self, data, filters, data_dims, filter_dims, inputs):
@@ -251,6 +203,120 @@ class ConvolutionFamily(Op):
                 "irrun does not run this layer"
             )
         return convolve(data, filters, groups, begin, end, self.strides, self.dilations)
+
+
+WINDOW_ATTRIBUTES = ("strides", "dilations", "pads_begin", "pads_end", "output_padding")
+_INFINITE = 2**63 - 1  # OpenVINO's unbounded upper bound, which its arithmetic divides too
+
+
+# -- shape-rule helpers shared with the backward-data convolutions (irrun.ops._backprop) --------
+def refused_boolean(op: Op, etype) -> bool:
+    """Report boolean data and filters (``True``: refused)."""
+    if etype.kind != "bool":
+        return False
+    op.context.error(
+        "input-type",
+        f"{op.describe()}: element types must be numeric, but data and filters are boolean",
+        port=op.input_port(0),
+        hint="Convert the inputs to a numeric type",
+    )
+    return True
+
+
+def spatial_count(op: Op, data_dims, filter_dims, out_spatial=None) -> int | None:
+    """The number of spatial axes: from the data rank, else the filter rank (minus
+    ``op.filter_head``), else a known ``out_spatial`` list, else the first non-empty of
+    strides, dilations and pads (``None``: nothing says)."""
+    if data_dims is not None:
+        return max(len(data_dims) - 2, 0)
+    if filter_dims is not None:
+        return max(len(filter_dims) - op.filter_head, 0)
+    if out_spatial:
+        return len(out_spatial)
+    for values in (op.strides, op.dilations, op.pads_begin, op.pads_end):
+        if values:
+            return len(values)
+    return None
+
+
+def ranks_fit(op: Op, data: TensorInfo, filters: TensorInfo, data_hint=None) -> bool:
+    """Report data of a rank other than 3 to 5, and filters whose rank is not the data's plus
+    ``op.filter_head - 2`` (``False``: reported)."""
+    data_dims, filter_dims = data.shape.dims, filters.shape.dims
+    if data_dims is not None and len(data_dims) not in (3, 4, 5):
+        op.context.error(
+            "input-rank",
+            f"{op.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
+            f"is {data.shape} (rank {len(data_dims)})",
+            port=op.input_port(0),
+            hint=data_hint,
+        )
+        return False
+    if data_dims is not None and filter_dims is not None:
+        wanted = len(data_dims) + op.filter_head - 2
+        if len(filter_dims) != wanted:
+            op.context.error(
+                "input-rank",
+                f"{op.describe()}: data {data.shape} (rank {len(data_dims)}) needs filters of "
+                f"rank {wanted}, but the filters are {filters.shape} (rank {len(filter_dims)})",
+                port=op.input_port(1),
+                hint=op.filter_layout,
+            )
+            return False
+    return True
+
+
+def attribute_lists_fit(op: Op, spatial: int, named) -> bool:
+    """Report an attribute list (``(name, values)`` pairs) without one value per spatial axis,
+    and strides or dilations below 1 (``False``: reported)."""
+    named = list(named)
+    for name, values in named:
+        if len(values) != spatial:
+            op.context.error(
+                "attribute-value",
+                f"{op.describe()}: {name} has {len(values)} value(s) "
+                f"({','.join(map(str, values)) or 'empty'}), but the data has {spatial} "
+                "spatial dimension(s)",
+                hint=f"give {name} one value per spatial dimension",
+                line=op.layer.data_line,
+            )
+            return False
+    for name, values in named:
+        if name in ("strides", "dilations") and any(v <= 0 for v in values):
+            op.context.error(
+                "attribute-value",
+                f"{op.describe()}: {name} {','.join(map(str, values))} has a value below 1",
+                hint=f"{name} must be positive",
+                line=op.layer.data_line,
+            )
+            return False
+    return True
+
+
+def divided_dim(dim: Dim, divisor: int) -> Dim | None:
+    """``Dimension / divisor``: bounds rounded inward (in double precision, as OpenVINO does,
+    an unbounded upper bound is divided like a number: ``2.. / 2`` is
+    ``1..4611686018427387904``); ``?`` stays ``?``; ``None``: no whole quotient."""
+    if divisor == 1 or (dim.lower == 0 and dim.upper is None):
+        return dim
+    lower = math.ceil(float(dim.lower) / divisor)
+    upper = math.floor(float(_INFINITE if dim.upper is None else dim.upper) / divisor)
+    if upper < lower:
+        return None
+    return Dim(lower, upper)
+
+
+def times_dim(a: Dim, b: Dim) -> Dim:
+    """Interval product with OpenVINO's saturation at the unbounded value."""
+
+    def bound(x, y):
+        if x == 0 or y == 0:
+            return 0
+        if x is None or y is None or x >= _INFINITE or y >= _INFINITE or x > _INFINITE // y:
+            return None
+        return x * y
+
+    return Dim(bound(a.lower, b.lower) or 0, bound(a.upper, b.upper))
 
 
 def convolve(

@@ -17,39 +17,8 @@ Tolerance: as Convolution-1 with ``K = C_in/G * prod(kernel)``.
 
 from __future__ import annotations
 
-import math
-
-from irrun.ops._conv_kernel import ConvolutionFamily
+from irrun.ops._conv_kernel import ConvolutionFamily, divided_dim, times_dim
 from irrun.ops.registry import register
-from irrun.shape import Dim
-
-_INFINITE = 2**63 - 1  # OpenVINO's unbounded upper bound, which its arithmetic divides too
-
-
-def _divided(dim: Dim, divisor: int) -> Dim | None:
-    """``Dimension / divisor`` (``None``: no whole quotient): bounds rounded inward, computed
-    in double precision as OpenVINO does, so an unbounded upper bound is divided like a number
-    (``2.. / 2`` is ``1..4611686018427387904``); ``?`` stays ``?``."""
-    if divisor == 1 or (dim.lower == 0 and dim.upper is None):
-        return dim
-    lower = math.ceil(float(dim.lower) / divisor)
-    upper = math.floor(float(_INFINITE if dim.upper is None else dim.upper) / divisor)
-    if upper < lower:
-        return None
-    return Dim(lower, upper)
-
-
-def _times(a: Dim, b: Dim) -> Dim:
-    """Interval product with OpenVINO's saturation at the unbounded value."""
-
-    def bound(x, y):
-        if x == 0 or y == 0:
-            return 0
-        if x is None or y is None or x >= _INFINITE or y >= _INFINITE or x > _INFINITE // y:
-            return None
-        return x * y
-
-    return Dim(bound(a.lower, b.lower) or 0, bound(a.upper, b.upper))
 
 
 @register
@@ -64,7 +33,7 @@ class GroupConvolution(ConvolutionFamily):
         groups = filter_dims[0]
         per_group = filter_dims[2]
         if data.shape.rank_is_static and per_group.is_static and per_group.lower > 0:
-            quotient = _divided(data_dims[1], per_group.lower)
+            quotient = divided_dim(data_dims[1], per_group.lower)
             merged = None if quotient is None else groups.merge(quotient)
             if merged is None:
                 self.context.error(
@@ -77,7 +46,7 @@ class GroupConvolution(ConvolutionFamily):
                 )
                 return None
             groups = merged
-        return _times(groups, filter_dims[1])
+        return times_dim(groups, filter_dims[1])
 
     def evaluate(self, inputs):
         """All groups at once (tap columns, pointwise or im2col GEMM)."""

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import irrun
 import irrun.errors
 from irrun.ops import _conv_kernel
+from tests.helpers.conv_strategies import convolution_geometry
 from tests.helpers.openvino_oracle import (
     check_rejected,
     check_shapes,
@@ -28,33 +29,13 @@ from tests.helpers.strategies import (
     edited_report,
     first_line_with,
     op_settings,
-    shape_around,
 )
 
-AUTO_PADS = ["explicit", "explicit", "valid", "same_upper", "same_lower"]
 
-
-@st.composite
-def conv_case(draw, grouped):
-    spatial = draw(st.integers(1, 3))
-    kernel = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    sizes = [draw(st.integers(1, 7)) for _ in range(spatial)]
-    strides = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    dilations = [draw(st.integers(1, 2)) for _ in range(spatial)]
-    low = draw(st.sampled_from([0, 0, -2]))
-    pads_begin = [draw(st.integers(low, 2)) for _ in range(spatial)]
-    pads_end = [draw(st.integers(low, 2)) for _ in range(spatial)]
-    auto_pad = draw(st.sampled_from(AUTO_PADS))
-    groups, per_group, out_per_group = (draw(st.integers(1, 3)) for _ in range(3))
-    channels = groups * per_group if grouped else per_group
-    data = draw(shape_around([2, channels, *sizes]))
-    if grouped:
-        filter_dims = [groups, out_per_group, per_group, *kernel]
-    else:
-        filter_dims = [out_per_group, per_group, *kernel]
-    const_filters = draw(st.booleans())
-    filters = filter_dims if const_filters else draw(shape_around(filter_dims))
-    return data, filters, strides, pads_begin, pads_end, dilations, auto_pad
+def conv_case(grouped):
+    """A Convolution (``grouped``: GroupConvolution) case; pads from -2 one time in three."""
+    pads = st.sampled_from([0, 0, -2]).map(lambda low: (low, 2))
+    return convolution_geometry(grouped, transposed=False, max_size=7, pads=pads)
 
 
 def _build(grouped, case, etype="f32"):

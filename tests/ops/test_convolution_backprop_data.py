@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from irrun.ops._backprop import transposed_convolve
+from tests.helpers.conv_strategies import convolution_geometry
 from tests.helpers.ir_text import Net, line_of
 from tests.helpers.openvino_oracle import (
     check_rejected,
@@ -23,34 +24,17 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
-from tests.helpers.strategies import built, diagnostic, op_settings, shape_around, validated
-
-AUTO_PADS = ["explicit", "explicit", "valid", "same_upper", "same_lower"]
+from tests.helpers.strategies import built, diagnostic, op_settings, validated
 
 
 @st.composite
 def backprop_case(draw, grouped):
-    spatial = draw(st.integers(1, 3))
-    kernel = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    sizes = [draw(st.integers(1, 6)) for _ in range(spatial)]
-    strides = [draw(st.integers(1, 3)) for _ in range(spatial)]
-    dilations = [draw(st.integers(1, 2)) for _ in range(spatial)]
-    pads_begin = [draw(st.integers(-1, 3)) for _ in range(spatial)]
-    pads_end = [draw(st.integers(-1, 3)) for _ in range(spatial)]
-    output_padding = [draw(st.integers(0, 2)) for _ in range(spatial)]
-    auto_pad = draw(st.sampled_from(AUTO_PADS))
-    groups, per_group, out_per_group = (draw(st.integers(1, 3)) for _ in range(3))
-    channels = groups * per_group if grouped else per_group
-    data = draw(shape_around([2, channels, *sizes]))
-    if grouped:
-        filter_dims = [groups, per_group, out_per_group, *kernel]
-    else:
-        filter_dims = [per_group, out_per_group, *kernel]
-    filters = filter_dims if draw(st.booleans()) else draw(shape_around(filter_dims))
+    geometry = draw(convolution_geometry(grouped, transposed=True, max_size=6,
+                                         pads=st.just((-1, 3))))  # fmt: skip
+    output_padding = [draw(st.integers(0, 2)) for _ in geometry[2]]
     output_shape = draw(st.sampled_from([None, None, "const", "param", "partial"]))
-    out_sizes = [draw(st.integers(1, 12)) for _ in range(spatial)]
-    return (data, filters, strides, pads_begin, pads_end, dilations, auto_pad, output_padding,
-            output_shape, out_sizes)  # fmt: skip
+    out_sizes = [draw(st.integers(1, 12)) for _ in geometry[2]]
+    return (*geometry, output_padding, output_shape, out_sizes)
 
 
 def _build(grouped, case, etype="f32"):
