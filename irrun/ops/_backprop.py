@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from irrun.ops._conv_kernel import (
+    CONVOLUTION_ATTRIBUTES,
     WINDOW_ATTRIBUTES,
     attribute_lists_fit,
     divided_dim,
@@ -41,7 +42,7 @@ from irrun.ops._conv_kernel import (
     times_dim,
 )
 from irrun.ops._values import as_dim, elements_of
-from irrun.ops._windows import AUTO_PADS, dim_minus
+from irrun.ops._windows import dim_minus
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.shape import Dim, Shape, static_dim
 
@@ -80,14 +81,7 @@ class BackpropFamily(Op):
     """Attributes and shape rule of the backward-data convolutions."""
 
     inputs = (2, 3)
-    attributes = (
-        Attribute("strides", "ints", [], required=True),
-        Attribute("pads_begin", "ints", [], required=True),
-        Attribute("pads_end", "ints", [], required=True),
-        Attribute("dilations", "ints", [], required=True),
-        Attribute("auto_pad", "enum", "explicit", choices=AUTO_PADS),
-        Attribute("output_padding", "ints", []),
-    )
+    attributes = (*CONVOLUTION_ATTRIBUTES, Attribute("output_padding", "ints", []))
     #: Filter dims before the spatial ones (2: [C_in, C_out]; 3 with groups).
     filter_head = 2
     filter_layout = ""

@@ -76,17 +76,21 @@ TAP_MAX_CHANNELS = 64
 TAP_BLOCK_BYTES = 1 << 20
 
 
+#: The attributes of every convolution (the backward-data ones add ``output_padding``).
+CONVOLUTION_ATTRIBUTES = (
+    Attribute("strides", "ints", [], required=True),
+    Attribute("pads_begin", "ints", [], required=True),
+    Attribute("pads_end", "ints", [], required=True),
+    Attribute("dilations", "ints", [], required=True),
+    Attribute("auto_pad", "enum", "explicit", choices=AUTO_PADS),
+)
+
+
 class ConvolutionFamily(Op):
     """Attributes and shape rule of the forward convolutions (subclasses: ``groups``)."""
 
     inputs = (2, 2)
-    attributes = (
-        Attribute("strides", "ints", [], required=True),
-        Attribute("pads_begin", "ints", [], required=True),
-        Attribute("pads_end", "ints", [], required=True),
-        Attribute("dilations", "ints", [], required=True),
-        Attribute("auto_pad", "enum", "explicit", choices=AUTO_PADS),
-    )
+    attributes = CONVOLUTION_ATTRIBUTES
     #: Filter dims before the spatial ones (2: [C_out, C_in]; 3 with groups).
     filter_head = 2
 
