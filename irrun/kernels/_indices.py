@@ -20,6 +20,7 @@ __all__ = [
     "TILE_CELLS",
     "NormalizedIndices",
     "as_index_array",
+    "check_out",
     "check_policy",
     "fill_zero",
     "format_shape",
@@ -79,6 +80,17 @@ def check_policy(policy: str) -> None:
         raise ValueError(
             f"out_of_range must be one of {', '.join(map(repr, OUT_OF_RANGE_POLICIES))}; "
             f"got {policy!r}"
+        )
+
+
+def check_out(out: np.ndarray, shape: tuple, dtype: np.dtype) -> None:
+    """Raise ValueError unless ``out`` is an array of exactly ``shape`` and ``dtype`` (what a
+    kernel writing into a given array needs: no broadcasting, no casting)."""
+    if not isinstance(out, np.ndarray) or out.shape != tuple(shape) or out.dtype != dtype:
+        given = (f"{out.dtype}{format_shape(out.shape)}" if isinstance(out, np.ndarray)
+                 else type(out).__name__)  # fmt: skip
+        raise ValueError(
+            f"out must be an array of {np.dtype(dtype)}{format_shape(shape)}; got {given}"
         )
 
 
@@ -239,8 +251,12 @@ def _zero_scalar(data: np.ndarray) -> np.ndarray:
     return np.zeros((), dtype=data.dtype)
 
 
-def zeros_like_output(data: np.ndarray, shape) -> np.ndarray:
-    """An array of ``shape`` and the data's dtype holding only the dtype's zero."""
+def zeros_like_output(data: np.ndarray, shape, *, out: np.ndarray | None = None) -> np.ndarray:
+    """An array of ``shape`` and the data's dtype holding only the dtype's zero (``out``
+    filled with it, when given)."""
+    if out is not None:
+        out[...] = _zero_scalar(data)
+        return out
     if data.dtype.kind == "O":
         out = np.empty(shape, dtype=object)
         out[...] = _zero_scalar(data)

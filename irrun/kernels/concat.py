@@ -6,12 +6,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from irrun.kernels._indices import format_shape, normalize_axis
+from irrun.kernels._indices import check_out, format_shape, normalize_axis
 
 __all__ = ["concat"]
 
 
-def concat(arrays: Sequence[np.ndarray], axis: int) -> np.ndarray:
+def concat(arrays: Sequence[np.ndarray], axis: int, *, out: np.ndarray | None = None) -> np.ndarray:
     """Lay ``arrays`` end to end along ``axis`` (OpenVINO Concat-1).
 
     All inputs share one element type and one rank ``r >= 1``, and have equal dimensions
@@ -27,11 +27,15 @@ def concat(arrays: Sequence[np.ndarray], axis: int) -> np.ndarray:
         At least one array.
     axis : int
         In ``[-r, r-1]``.
+    out : numpy.ndarray, optional
+        An array of the result's shape and dtype to write into (it must not overlap the
+        inputs); ``None`` allocates one.
 
     Returns
     -------
     numpy.ndarray
-        A new array; the result is allocated once and each input copied into its place.
+        ``out``, or a new array; the result is allocated once and each input copied into
+        its place.
 
     Raises
     ------
@@ -71,7 +75,13 @@ def concat(arrays: Sequence[np.ndarray], axis: int) -> np.ndarray:
         )
     # np.concatenate allocates the result once and copies each input into its slice; measured
     # as fast as np.empty + slice assignment (bench/bench_kernels.py).
-    return np.concatenate(arrays, axis=axis)
+    if out is None:
+        return np.concatenate(arrays, axis=axis)
+    shape = list(first.shape)
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    result_dtype = max((a.dtype for a in arrays), key=lambda d: d.itemsize)
+    check_out(out, tuple(shape), result_dtype)
+    return np.concatenate(arrays, axis=axis, out=out)
 
 
 def _same_element_type(a: np.dtype, b: np.dtype) -> bool:

@@ -6,6 +6,7 @@ import numpy as np
 
 from irrun.kernels._indices import (
     as_index_array,
+    check_out,
     check_policy,
     fill_zero,
     format_shape,
@@ -21,7 +22,7 @@ from irrun.kernels.gather_nd import gather_nd
 __all__ = ["gather", "trt_gather"]
 
 
-def gather(data, indices, axis: int, batch_dims: int = 0, *, out_of_range: str = "zero"):
+def gather(data, indices, axis: int, batch_dims: int = 0, *, out_of_range: str = "zero", out=None):
     """Take slices of ``data`` along ``axis`` at ``indices`` (OpenVINO Gather-8).
 
     With ``batch_dims = b``, the first ``b`` dimensions of ``data`` and ``indices`` are shared:
@@ -53,11 +54,14 @@ def gather(data, indices, axis: int, batch_dims: int = 0, *, out_of_range: str =
         For an index outside ``[-s, s-1]`` (``s = data.shape[axis]``): ``"zero"`` writes the
         dtype's zero (Gather-8, TensorRT), ``"error"`` raises, ``"clip"`` clamps into
         ``[0, s-1]`` after wrapping negatives.
+    out : numpy.ndarray, optional
+        An array of the result's shape and ``data``'s dtype to write into (not overlapping
+        ``data`` or ``indices``); ``None`` allocates one.
 
     Returns
     -------
     numpy.ndarray
-        A new array of ``data``'s dtype.
+        ``out``, or a new array of ``data``'s dtype.
 
     Raises
     ------
@@ -65,7 +69,8 @@ def gather(data, indices, axis: int, batch_dims: int = 0, *, out_of_range: str =
         If ``indices`` is not of an integer dtype (bool and float are rejected).
     ValueError
         If ``data`` is a scalar, ``axis`` or ``batch_dims`` is out of range, ``batch_dims``
-        exceeds ``axis``, or the batch dimensions of data and indices differ.
+        exceeds ``axis``, the batch dimensions of data and indices differ, or ``out`` has
+        another shape or dtype than the result.
     IndexOutOfRangeError
         With ``out_of_range="error"``, for the first index outside ``[-s, s-1]``; the message
         gives its value, its position in ``indices`` and the valid range.
@@ -90,9 +95,15 @@ def gather(data, indices, axis: int, batch_dims: int = 0, *, out_of_range: str =
         raise ValueError("Gather data must have rank >= 1; got a scalar.")
     axis = normalize_axis(axis, data.ndim)
     batch_dims = _normalize_batch_dims(batch_dims, axis, data.shape, indices.shape)
+    if out is not None:
+        shape = data.shape[:axis] + indices.shape[batch_dims:] + data.shape[axis + 1 :]
+        check_out(out, shape, data.dtype)
+        if not out.flags.c_contiguous:  # the tiles below are views of a contiguous result
+            np.copyto(out, gather(data, indices, axis, batch_dims, out_of_range=out_of_range))
+            return out
     if batch_dims == 0:
-        return _gather_unbatched(data, indices, axis, out_of_range)
-    return _gather_batched(data, indices, axis, batch_dims, out_of_range)
+        return _gather_unbatched(data, indices, axis, out_of_range, out)
+    return _gather_batched(data, indices, axis, batch_dims, out_of_range, out=out)
 
 
 def _normalize_batch_dims(batch_dims, axis, data_shape, indices_shape) -> int:
@@ -125,21 +136,24 @@ def _normalize_batch_dims(batch_dims, axis, data_shape, indices_shape) -> int:
     return batch_dims
 
 
-def _gather_unbatched(data, indices, axis, out_of_range) -> np.ndarray:
+def _gather_unbatched(data, indices, axis, out_of_range, out=None) -> np.ndarray:
     size = data.shape[axis]
     out_shape = data.shape[:axis] + indices.shape + data.shape[axis + 1 :]
     if size == 0 and indices.size:
         normalize_indices(indices, size, axis, out_of_range)  # raises for "error" and "clip"
-        return zeros_like_output(data, out_shape)
+        return zeros_like_output(data, out_shape, out=out)
     values, invalid = normalize_indices(
         indices, size, axis, out_of_range, negatives_pass_through=True
     )
     # np.take copies whole inner blocks per index; "wrap" wraps negatives for free and skips
     # the temporary of "raise" (~1.7x slower with out=; bench/bench_kernels.py).
-    out = np.take(data, values, axis=axis, mode="wrap")
-    # A 0-d result comes back as a scalar: a Python str for StringDType data, which asarray
-    # alone would turn into a fixed-width '<U' array. Keep the data's dtype.
-    out = np.asarray(out, dtype=data.dtype)
+    if out is not None:
+        np.take(data, values, axis=axis, mode="wrap", out=out)
+    else:
+        out = np.take(data, values, axis=axis, mode="wrap")
+        # A 0-d result comes back as a scalar: a Python str for StringDType data, which
+        # asarray alone would turn into a fixed-width '<U' array. Keep the data's dtype.
+        out = np.asarray(out, dtype=data.dtype)
     if invalid is not None:
         outer, inner = product(data.shape[:axis]), product(data.shape[axis + 1 :])
         fill_zero(out.reshape(outer, indices.size, inner), (slice(None), invalid.ravel()), data)
@@ -147,9 +161,10 @@ def _gather_unbatched(data, indices, axis, out_of_range) -> np.ndarray:
 
 
 def _gather_batched(
-    data, indices, axis, batch_dims, out_of_range, *, broadcast_data_batch=False
+    data, indices, axis, batch_dims, out_of_range, *, broadcast_data_batch=False, out=None
 ) -> np.ndarray:
-    """Gather with shared batch dims; ``broadcast_data_batch`` reuses a data batch of size 1."""
+    """Gather with shared batch dims; ``broadcast_data_batch`` reuses a data batch of size 1;
+    ``out``: a C-contiguous array of the result's shape and dtype to write into."""
     size = data.shape[axis]
     out_shape = (
         indices.shape[:batch_dims]
@@ -159,7 +174,7 @@ def _gather_batched(
     )
     if size == 0 and indices.size:
         normalize_indices(indices, size, axis, out_of_range)  # raises for "error" and "clip"
-        return zeros_like_output(data, out_shape)
+        return zeros_like_output(data, out_shape, out=out)
 
     batch = product(indices.shape[:batch_dims])
     middle = product(data.shape[batch_dims:axis])
@@ -167,7 +182,10 @@ def _gather_batched(
     inner = product(data.shape[axis + 1 :])
     rows = data.reshape(product(data.shape[:axis]) * size, inner)
     index_grid = indices.reshape(batch, count)
-    out = np.empty((batch * middle, count, inner), dtype=data.dtype)
+    result = out
+    if out is None:
+        result = np.empty(out_shape, dtype=data.dtype)
+    out = result.reshape(batch * middle, count, inner)  # a view: the result is contiguous
     # Output segment s = batch * middle + m reads data rows s * size + index. Flat row numbers
     # and np.take per tile beat take_along_axis (~8x on rows, ~1.8x on single elements) and a
     # loop over batches (~2x); see bench/bench_kernels.py.
@@ -190,7 +208,7 @@ def _gather_batched(
         np.take(rows, flat_rows, axis=0, mode="wrap", out=tile)
         if invalid is not None:
             fill_zero(tile, invalid, data)
-    return out.reshape(out_shape)
+    return result
 
 
 _TRT_MODES = ("default", "nd", "element")

@@ -9,6 +9,7 @@ from irrun.kernels import _indices
 # TILE_CELLS is read from _indices at call time, so one setting governs every kernel.
 from irrun.kernels._indices import (
     as_index_array,
+    check_out,
     check_policy,
     fill_zero,
     format_shape,
@@ -22,7 +23,7 @@ from irrun.kernels._indices import (
 __all__ = ["gather_elements"]
 
 
-def gather_elements(data, indices, axis: int, *, out_of_range: str = "error"):
+def gather_elements(data, indices, axis: int, *, out_of_range: str = "error", out=None):
     """Pick one data element per index along ``axis`` (OpenVINO GatherElements-6).
 
     ``out[i_0, ..., i_{r-1}] = data[i_0, ..., indices[i_0, ..., i_{r-1}], ..., i_{r-1}]``
@@ -45,19 +46,22 @@ def gather_elements(data, indices, axis: int, *, out_of_range: str = "error"):
     out_of_range : {"zero", "error", "clip"}, optional
         For an index outside ``[-s, s-1]``: ``"zero"`` writes the dtype's zero (TensorRT),
         ``"error"`` raises, ``"clip"`` clamps into ``[0, s-1]`` after wrapping negatives.
+    out : numpy.ndarray, optional
+        An array of ``indices``' shape and ``data``'s dtype to write into (not overlapping
+        ``data`` or ``indices``); ``None`` allocates one.
 
     Returns
     -------
     numpy.ndarray
-        A new array of ``data``'s dtype and ``indices``' shape.
+        ``out``, or a new array of ``data``'s dtype and ``indices``' shape.
 
     Raises
     ------
     TypeError
         If ``indices`` is not of an integer dtype.
     ValueError
-        If the ranks differ or are 0, ``axis`` is out of range, or a non-axis dimension
-        differs.
+        If the ranks differ or are 0, ``axis`` is out of range, a non-axis dimension
+        differs, or ``out`` has another shape or dtype than the result.
     IndexOutOfRangeError
         With ``out_of_range="error"``, for the first index outside ``[-s, s-1]``.
 
@@ -88,12 +92,18 @@ def gather_elements(data, indices, axis: int, *, out_of_range: str = "error"):
             f"dimension at axis index {axis}."
         )
 
+    if out is not None:
+        check_out(out, indices.shape, data.dtype)
+        if not out.flags.c_contiguous:  # the tiles below are views of a contiguous result
+            np.copyto(out, gather_elements(data, indices, axis, out_of_range=out_of_range))
+            return out
     size = data.shape[axis]
     if size == 0 and indices.size:
         normalize_indices(indices, size, axis, out_of_range)  # raises for "error" and "clip"
-        return zeros_like_output(data, indices.shape)
+        return zeros_like_output(data, indices.shape, out=out)
 
-    out = np.empty(indices.shape, dtype=data.dtype)
+    if out is None:
+        out = np.empty(indices.shape, dtype=data.dtype)
     if out.size == 0:
         return out
     outer = product(data.shape[:axis])

@@ -6,6 +6,7 @@ import numpy as np
 
 from irrun.kernels._indices import (
     as_index_array,
+    check_out,
     check_policy,
     fill_zero,
     format_shape,
@@ -19,7 +20,13 @@ __all__ = ["gather_nd"]
 
 
 def gather_nd(
-    data, indices, batch_dims: int = 0, *, flatten_batch: bool = False, out_of_range: str = "error"
+    data,
+    indices,
+    batch_dims: int = 0,
+    *,
+    flatten_batch: bool = False,
+    out_of_range: str = "error",
+    out=None,
 ):
     """Take slices of ``data`` addressed by index tuples (OpenVINO GatherND-8 / GatherND-5).
 
@@ -53,11 +60,14 @@ def gather_nd(
         For a tuple element outside ``[-s, s-1]``: ``"zero"`` writes zeros for the whole slice
         (TensorRT's rule), ``"error"`` raises, ``"clip"`` clamps each element into
         ``[0, s-1]`` after wrapping negatives.
+    out : numpy.ndarray, optional
+        An array of the result's shape and ``data``'s dtype to write into (not overlapping
+        ``data`` or ``indices``); ``None`` allocates one.
 
     Returns
     -------
     numpy.ndarray
-        A new array of ``data``'s dtype.
+        ``out``, or a new array of ``data``'s dtype.
 
     Raises
     ------
@@ -65,7 +75,8 @@ def gather_nd(
         If ``indices`` is not of an integer dtype.
     ValueError
         For a scalar data or indices, ``batch_dims`` outside ``[0, min(q, r) - 1]``,
-        ``k > r - b``, or batch dims that differ.
+        ``k > r - b``, batch dims that differ, or an ``out`` of another shape or dtype than
+        the result's.
     IndexOutOfRangeError
         With ``out_of_range="error"``, for the first index outside its range; the message
         gives its value, its position in ``indices`` and the valid range.
@@ -125,18 +136,25 @@ def gather_nd(
         out_shape = (batch,) + indices.shape[batch_dims:-1] + slice_shape
     else:
         out_shape = indices.shape[:-1] + slice_shape
+    if out is not None:
+        check_out(out, out_shape, data.dtype)
+        if not out.flags.c_contiguous:  # the tiles below are views of a contiguous result
+            np.copyto(out, gather_nd(data, indices, batch_dims, flatten_batch=flatten_batch,
+                                     out_of_range=out_of_range))  # fmt: skip
+            return out
 
     sizes = tuple(int(d) for d in addressed)
     data_axes = tuple(range(batch_dims, batch_dims + tuple_length))
     tuples = product(indices.shape[batch_dims:-1])
     if min(sizes, default=1) == 0 and batch * tuples:
         normalize_indices(indices, sizes, data_axes, out_of_range)  # raises unless "zero"
-        return zeros_like_output(data, out_shape)
+        return zeros_like_output(data, out_shape, out=out)
 
     per_batch = product(sizes)
     rows = data.reshape(batch * per_batch, product(slice_shape))
     index_grid = indices.reshape(batch, tuples, tuple_length)
-    out = np.empty((batch, tuples, rows.shape[1]), dtype=data.dtype)
+    result = np.empty(out_shape, dtype=data.dtype) if out is None else out
+    out = result.reshape(batch, tuples, rows.shape[1])  # a view: the result is contiguous
     # Flat row numbers into data viewed as (batch * prod(addressed), slice) and np.take per
     # tile: as fast as fancy indexing for slices, ~1.5x faster for single elements
     # (bench/bench_kernels.py), and batch dims need no loop.
@@ -160,4 +178,4 @@ def gather_nd(
         np.take(rows, flat_rows, axis=0, mode="wrap", out=tile)
         if invalid is not None:
             fill_zero(tile, invalid.any(axis=-1), data)
-    return out.reshape(out_shape)
+    return result
