@@ -140,6 +140,8 @@ class BinaryOp(Broadcasting):
     inputs = (2, 2)
     attributes = (AUTO_BROADCAST, AUTO_BROADCAST_AXIS)
     category = "arithmetic"
+    #: :meth:`evaluate_into` may be given an input as the output (the executor's in-place).
+    in_place = True
     #: ``rule(x, y) -> int | Dim | None`` for an element of which a Dim is involved.
     partial_rule = None
 
@@ -211,6 +213,32 @@ class BinaryOp(Broadcasting):
         shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
         return [out if out.shape == shape else out.reshape(shape)]
 
+    @property
+    def writes_into(self) -> bool:
+        """True when :meth:`evaluate_into` writes the result itself (``compute`` is one
+        ufunc call), False when it computes a new array and copies it."""
+        return _ufunc_of(type(self)) is not None
+
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]``, an array of the output's shape and
+        dtype; it may be one of the inputs (element ``i`` of the result reads element ``i``
+        of the inputs only). A ``compute`` that is one ufunc call (:data:`_UFUNC_COMPUTES`)
+        writes there directly; any other, and dtypes the ufunc would not keep as they are,
+        compute a new array and copy it."""
+        a, b = inputs
+        (out,) = outputs
+        ufunc = _ufunc_of(type(self))
+        if self.auto_broadcast == "pdpd":
+            b = align_pdpd(a, b, self.auto_broadcast_axis)
+        if (ufunc is not None and a.dtype == b.dtype and a.dtype.kind in _PLAIN_KINDS
+                and (a.shape == out.shape or b.shape == out.shape
+                     or np.broadcast_shapes(a.shape, b.shape) == out.shape)):  # fmt: skip
+            with np.errstate(all="ignore"):
+                ufunc(a, b, out=out)
+            return
+        (result,) = self.evaluate(inputs)
+        _copy_into(out, result)
+
     def compute(self, a, b):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
 
@@ -222,6 +250,8 @@ class UnaryOp(Op):
     attributes = ()
     category = "arithmetic"
     output_boolean = False
+    #: :meth:`evaluate_into` may be given the input as the output (the executor's in-place).
+    in_place = True
 
     def infer(self, inputs):
         """Output shape: the input's; type per ``category``."""
@@ -244,8 +274,95 @@ class UnaryOp(Op):
             out = np.asarray(out, dtype=dtype)
         return [out if out.shape == x.shape else out.reshape(x.shape)]
 
+    @property
+    def writes_into(self) -> bool:
+        """True when :meth:`evaluate_into` writes the result itself (``compute`` is one
+        ufunc call), False when it computes a new array and copies it."""
+        return _ufunc_of(type(self)) is not None
+
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]``, an array of the output's shape and
+        dtype; it may be the input itself. A ``compute`` that is one ufunc call writes there
+        directly (for a float function, on float32 and float64 only); any other computes a
+        new array and copies it."""
+        (x,) = inputs
+        (out,) = outputs
+        ufunc = _ufunc_of(type(self))
+        if (
+            ufunc is not None
+            and x.shape == out.shape
+            and x.dtype.kind in _PLAIN_KINDS
+            and (not isinstance(self, FloatUnaryOp) or x.dtype in _WIDE_FLOATS)
+        ):
+            with np.errstate(all="ignore"):
+                ufunc(x, out=out)
+            return
+        (result,) = self.evaluate(inputs)
+        _copy_into(out, result)
+
     def compute(self, x):  # pragma: no cover - every subclass defines it
         raise NotImplementedError
+
+
+#: ``module.Class`` of the classes whose ``compute`` is exactly one NumPy ufunc call on the
+#: inputs, and that ufunc: :meth:`BinaryOp.evaluate_into` and :meth:`UnaryOp.evaluate_into`
+#: call it with ``out=``. A ``compute`` listed here must stay that bare call (each entry is
+#: checked against ``evaluate`` by the tests); a subclass that overrides ``compute`` is not
+#: listed, so it falls back to computing and copying.
+_UFUNC_COMPUTES = {
+    "irrun.ops.add.Add": np.add,
+    "irrun.ops.subtract.Subtract": np.subtract,
+    "irrun.ops.multiply.Multiply": np.multiply,
+    "irrun.ops.logical_and.LogicalAnd": np.logical_and,
+    "irrun.ops.logical_or.LogicalOr": np.logical_or,
+    "irrun.ops.logical_xor.LogicalXor": np.logical_xor,
+    "irrun.ops.less.Less": np.less,
+    "irrun.ops.less_equal.LessEqual": np.less_equal,
+    "irrun.ops.greater.Greater": np.greater,
+    "irrun.ops.greater_equal.GreaterEqual": np.greater_equal,
+    "irrun.ops.equal.Equal": np.equal,
+    "irrun.ops.not_equal.NotEqual": np.not_equal,
+    "irrun.ops.bitwise_and.BitwiseAnd": np.bitwise_and,
+    "irrun.ops.bitwise_or.BitwiseOr": np.bitwise_or,
+    "irrun.ops.bitwise_xor.BitwiseXor": np.bitwise_xor,
+    "irrun.ops.negative.Negative": np.negative,
+    "irrun.ops.abs.Abs": np.abs,
+    "irrun.ops.bitwise_not.BitwiseNot": np.invert,
+}
+# NumPy's own numeric kinds: their ufunc loops keep the inputs' dtype (``ml_dtypes`` types,
+# strings and objects fall back to compute-and-copy).
+_PLAIN_KINDS = frozenset("biufc")
+_WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_UFUNCS: dict = {}
+
+
+def _ufunc_of(op_class):
+    """The ufunc :meth:`evaluate_into` may call for ``op_class`` (``None``: compute and copy):
+    the class that defines the ``compute`` in use is listed in :data:`_UFUNC_COMPUTES`, or is
+    :class:`FloatUnaryOp` with a ufunc ``function``; and ``evaluate`` is the base class's."""
+    try:
+        return _UFUNCS[op_class]
+    except KeyError:
+        pass
+    ufunc = None
+    definer = next((c for c in op_class.__mro__ if "compute" in c.__dict__), None)
+    evaluator = next((c for c in op_class.__mro__ if "evaluate" in c.__dict__), None)
+    if evaluator in (BinaryOp, UnaryOp) and definer is not None:
+        if definer is FloatUnaryOp:
+            function = op_class.function
+            ufunc = function if isinstance(function, np.ufunc) and function.nin == 1 else None
+        else:
+            ufunc = _UFUNC_COMPUTES.get(f"{definer.__module__}.{definer.__qualname__}")
+    _UFUNCS[op_class] = ufunc
+    return ufunc
+
+
+def _copy_into(out: np.ndarray, result: np.ndarray) -> None:
+    """Copy a computed ``result`` into ``out``; a result of another shape is a ValueError
+    (``np.copyto`` would broadcast it)."""
+    if result.shape != out.shape:
+        raise ValueError(f"the result has shape {list(result.shape)}, not {list(out.shape)}")
+    np.copyto(out, result)
 
 
 class FloatUnaryOp(UnaryOp):

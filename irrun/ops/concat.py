@@ -106,6 +106,13 @@ class Concat(Op):
 
         return [concat(inputs, self.axis)]
 
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]`` (an array of the output's shape and
+        dtype, overlapping no input)."""
+        from irrun.kernels import concat
+
+        concat(inputs, self.axis, out=outputs[0])
+
 
 def _same_but_axis(inputs: list[TensorInfo], axis: int):
     """``(dims before the axis, the inputs' axis dims, dims after it)`` when every input has

@@ -168,6 +168,15 @@ class _Gather(Op):
         axis_value = signed_values(axis)[0]
         return [gather(data, indices, axis_value, self.batch_dims, out_of_range=self.out_of_range)]
 
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]`` (an array of the output's shape and
+        dtype, overlapping no input)."""
+        from irrun.kernels import gather
+
+        data, indices, axis = inputs
+        gather(data, indices, signed_values(axis)[0], self.batch_dims,
+               out_of_range=self.out_of_range, out=outputs[0])  # fmt: skip
+
 
 @register
 class Gather1(_Gather):

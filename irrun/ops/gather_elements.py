@@ -93,3 +93,11 @@ class GatherElements(Op):
 
         data, indices = inputs
         return [gather_elements(data, indices, self.axis)]
+
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]`` (an array of the output's shape and
+        dtype, overlapping no input)."""
+        from irrun.kernels import gather_elements
+
+        data, indices = inputs
+        gather_elements(data, indices, self.axis, out=outputs[0])

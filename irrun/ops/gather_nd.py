@@ -131,6 +131,15 @@ class _GatherND(Op):
         data, indices = inputs
         return [gather_nd(data, indices, self.batch_dims, flatten_batch=self.flatten_batch)]
 
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]`` (an array of the output's shape and
+        dtype, overlapping no input)."""
+        from irrun.kernels import gather_nd
+
+        data, indices = inputs
+        gather_nd(data, indices, self.batch_dims, flatten_batch=self.flatten_batch,
+                  out=outputs[0])  # fmt: skip
+
 
 @register
 class GatherND5(_GatherND):
