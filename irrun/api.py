@@ -65,14 +65,16 @@ def validate(model, *, progress=None):
 
 def run(model, inputs=None, *, capture=False, stop_after=None, on_step=None, partial=False,
         bridge=None, threads=None, validate=False, seed=0, shapes=None,
-        progress=None) -> dict:  # fmt: skip
+        progress=None, out=None) -> dict:  # fmt: skip
     """Run the model on ``inputs`` (dict or ``.npz`` path; ``None``: seeded random inputs),
-    through its compiled form (made once, cached); see :func:`irrun.execution.run`."""
+    through its compiled form (made once, cached); see :func:`irrun.execution.run`.
+    ``out={output name: array}`` writes those outputs into the given preallocated arrays
+    (of the outputs' shapes and dtypes) and returns them."""
     from irrun.execution import run
 
     return run(model, inputs, capture=capture, stop_after=stop_after, on_step=on_step,
                partial=partial, bridge=bridge, threads=threads, validate=validate, seed=seed,
-               shapes=shapes, progress=progress)  # fmt: skip
+               shapes=shapes, progress=progress, out=out)  # fmt: skip
 
 
 def compile(model, *, fold_constants=True, validate=False):  # noqa: A001

@@ -99,7 +99,7 @@ def _fingerprint(model) -> tuple:
 
 def run(model, inputs=None, *, capture=False, stop_after=None, on_step=None, partial=False,
         bridge=None, threads=None, validate=False, fold_constants=True, seed=0, shapes=None,
-        progress=None) -> Results:  # fmt: skip
+        progress=None, out=None) -> Results:  # fmt: skip
     """Run ``model`` on ``inputs`` and return its outputs.
 
     Parameters
@@ -135,6 +135,11 @@ def run(model, inputs=None, *, capture=False, stop_after=None, on_step=None, par
         For random inputs: the seed, and ``{input name: shape}`` for dynamic dims.
     progress : callable, optional
         Called as ``progress(done, total)`` about a hundred times during the run.
+    out : dict, optional
+        ``{output name: numpy array}``: preallocated arrays, each of its output's shape and
+        dtype, that the outputs are written into (the layer producing an output writes it
+        there directly when its kernel can, else it is copied there); the results hold those
+        very arrays. Outputs not named are allocated as usual.
 
     Returns
     -------
@@ -149,7 +154,9 @@ def run(model, inputs=None, *, capture=False, stop_after=None, on_step=None, par
     UnsupportedOpError
         The model has layers irrun has no kernel for (all listed), and the run needs them.
     InputValueError
-        Inputs missing, unknown, or of the wrong shape or dtype.
+        Inputs missing, unknown, or of the wrong shape or dtype; an ``out`` array for an
+        unknown output, read-only, or of another shape or dtype than its output (the message
+        names the output and gives both).
     WeightsError
         The weights file was truncated or rewritten since the model was loaded.
     ExecutionError
@@ -163,7 +170,7 @@ def run(model, inputs=None, *, capture=False, stop_after=None, on_step=None, par
         inputs = random_inputs(model, seed=seed, shapes=shapes)
     return compiled.run(inputs, capture=capture, stop_after=stop_after, on_step=on_step,
                         partial=partial, bridge=bridge, threads=threads,
-                        progress=progress)  # fmt: skip
+                        progress=progress, out=out)  # fmt: skip
 
 
 def steps(model, inputs=None, *, stop_after=None, partial=False, bridge=None, validate=False,

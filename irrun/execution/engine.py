@@ -17,6 +17,21 @@ A run then feeds the inputs into their slots, calls each kernel, checks each pro
 against the inferred shape and element type (a comparison of two tuples and two dtypes when
 the inferred shape is static) and drops every intermediate after its last reader.
 
+Buffers, planned once (:func:`_plan_buffers`) for layers whose op has ``evaluate_into`` and
+whose outputs have static shapes:
+
+- in place: an element-wise layer writes its output into an input it is the last reader of,
+  when this run alone owns that input (never a fed input, a weight, a folded value, a model
+  output, or an array some live view still reads);
+- kept buffers: big intermediates (:data:`REUSE_MIN_BYTES`) are written into buffers the
+  compiled model keeps between runs (:attr:`CompiledModel.reused_bytes`), shared by
+  intermediates whose lifetimes do not overlap, so that repeated runs do not fault fresh
+  pages in. One run at a time uses them (a concurrent run allocates as usual); a result that
+  may share memory with them is copied out;
+- ``run(..., out={name: array})`` writes outputs into the caller's arrays.
+
+Stepping and partial runs use none of them: they hand intermediates to the caller.
+
 Stepping (:meth:`CompiledModel.steps`, ``on_step``, ``capture``, ``stop_after``,
 ``partial``) walks the same schedule without folding, one :class:`Step` per layer, so every
 layer, Consts and folded ones included, is seen as it is computed.
@@ -24,7 +39,9 @@ layer, Consts and folded ones included, is seen as it is computed.
 
 from __future__ import annotations
 
+import math
 import os
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -57,6 +74,15 @@ __all__ = [
 
 #: Op types never folded even with constant inputs: each run must draw anew or touch state.
 NOT_FOLDED = frozenset({"RandomUniform", "Multinomial", "ReadValue", "Assign"})
+
+#: An element-wise layer whose output is at least this big writes it into an input it is the
+#: last reader of (in place). Below it, a fresh array costs no more than the check.
+IN_PLACE_MIN_BYTES = 1 << 16
+
+#: A layer output at least this big, of a static shape, is written into a buffer the compiled
+#: model keeps between runs (glibc returns blocks above 32 MiB to the system on free, so a
+#: fresh one is faulted in again on every run).
+REUSE_MIN_BYTES = 1 << 20
 
 
 @dataclass
@@ -177,6 +203,7 @@ class _Node:
     frees: tuple = ()  # slots whose last reader this layer is
     folded: bool = False
     sink: bool = False
+    into: object = None  # callable(arguments, outputs) writing the outputs given, or None
 
 
 @dataclass
@@ -192,6 +219,8 @@ class _Program:
     missing: list  # nodes without a kernel
     fast: list = field(default_factory=list)  # nodes run when folded values are preloaded
     preloaded: list = field(default_factory=list)  # (slot, array) of folded values
+    pooled: list | None = None  # ``fast`` with the big outputs written into kept buffers
+    producer_index: dict = field(default_factory=dict)  # slot -> index in ``fast``
 
 
 def compile_model(model, *, fold_constants: bool = True) -> CompiledModel:
@@ -260,7 +289,16 @@ class CompiledModel:
         # Model outputs: one tensor may feed several Results, each an output of its own name.
         slots = self.program.slots
         self._outputs = [(o.name, slots[id(o.port)]) for o in model.outputs if id(o.port) in slots]
+        self._output_ports = {o.name: o.port for o in model.outputs if id(o.port) in slots}
         self._inputs = [(id(i.port), slots[id(i.port)]) for i in model.inputs]
+        self._pool = _plan_buffers(self.program, {slot for _, slot in self._outputs})
+
+    @property
+    def reused_bytes(self) -> int:
+        """Bytes of the buffers kept between runs for big intermediates (allocated on the first
+        run that uses them): memory held beyond a run's live tensors, which saves faulting
+        those pages in again on each run."""
+        return 0 if self._pool is None else self._pool.allocated_bytes
 
     # -- building ---------------------------------------------------------------------
     def _validate(self) -> None:
@@ -318,7 +356,8 @@ class CompiledModel:
             if layer.type == "Result" and ins:
                 results[layer.id] = ins[0]
             node = _Node(layer, op, evaluate, tuple(ins), outs,
-                         sink=getattr(op, "uses_state", False) and not layer.outputs)  # fmt: skip
+                         sink=getattr(op, "uses_state", False) and not layer.outputs,
+                         into=_into_of(op, outs))  # fmt: skip
             if layer.type != "Parameter" and evaluate is None:
                 missing.append(node)
             nodes.append(node)
@@ -377,7 +416,7 @@ class CompiledModel:
 
     # -- running ----------------------------------------------------------------------
     def run(self, inputs, *, capture=False, stop_after=None, on_step=None, partial=False,
-            bridge=None, threads=None, progress=None) -> Results:  # fmt: skip
+            bridge=None, threads=None, progress=None, out=None) -> Results:  # fmt: skip
         """Run on ``inputs`` and return the outputs (see :func:`irrun.run` for the
         parameters, the return value and the errors).
 
@@ -385,6 +424,8 @@ class CompiledModel:
         ``Results.not_run`` instead of refusing. ``bridge``: ``{layer id: [arrays]}`` used as
         the outputs of those layers instead of computing them (a layer without a kernel).
         ``progress``: called as ``progress(done, total)`` now and then during the run.
+        ``out``: ``{output name: array}``, arrays of the outputs' shapes and dtypes that the
+        outputs are written into; the results hold those very arrays.
         """
         if threads is not None:
             from irrun.execution.threads import blas_threads
@@ -392,10 +433,13 @@ class CompiledModel:
             with blas_threads(threads):
                 return self.run(inputs, capture=capture, stop_after=stop_after,
                                 on_step=on_step, partial=partial, bridge=bridge,
-                                progress=progress)  # fmt: skip
+                                progress=progress, out=out)  # fmt: skip
+        given = self._given_outputs(out)
         if capture or stop_after is not None or on_step is not None or partial or bridge:
-            return self._run_stepping(inputs, capture, stop_after, on_step, partial, bridge)
-        return self._run_fast(inputs, progress)
+            results = self._run_stepping(inputs, capture, stop_after, on_step, partial, bridge)
+            _fill_given(results, given)
+            return results
+        return self._run_fast(inputs, progress, given)
 
     def steps(self, inputs, *, stop_after=None, partial=False, bridge=None) -> Iterator[Step]:
         """Execute one layer at a time, yielding a :class:`Step` per layer.
@@ -412,30 +456,44 @@ class CompiledModel:
     def peak_live_bytes(self, inputs) -> int:
         """Run once on ``inputs`` as :meth:`run` does and return the largest number of bytes
         the intermediate and input tensors held at once (folded values and the weights
-        aside): what the schedule's freeing leaves alive, for memory budgets and benchmarks."""
+        aside), the buffers kept between runs (:attr:`reused_bytes`) included: what the
+        schedule's freeing leaves alive, for memory budgets and benchmarks. Arrays that share
+        memory (views, outputs written in place) count once."""
         program = self.program
         if program.missing:
             self._refuse_missing(program.missing)
         feeds = self._feeds(inputs)
-        values = [None] * program.slot_count
-        for slot, array in program.preloaded:
-            values[slot] = array
-        kept = {slot for slot, _ in program.preloaded}
-        live = 0
-        for port_id, slot in self._inputs:
-            values[slot] = feeds[port_id]
-            live += values[slot].nbytes
-        peak = live
-        for node in program.fast:
-            _execute(self, [replace(node, frees=())], values)
-            live += sum(values[slot].nbytes for slot, _, _ in node.outs)
-            peak = max(peak, live)
-            for slot in node.frees:
-                if values[slot] is not None and slot not in kept:
-                    live -= values[slot].nbytes
-                values[slot] = None
+        pool = self._pool
+        use_pool = pool is not None and pool.lock.acquire(blocking=False)
+        try:
+            nodes = program.pooled if use_pool else program.fast
+            pooled = set()
+            if use_pool:
+                pooled = {id(buffer) for buffer in pool.allocate_all()}
+            values = [None] * program.slot_count
+            kept = set()
+            for slot, array in program.preloaded:
+                values[slot] = array
+                kept.add(slot)
+            live = _LiveBytes(pooled)
+            for port_id, slot in self._inputs:
+                values[slot] = feeds[port_id]
+                live.add(values[slot])
+            peak = live.total
+            for node in nodes:
+                _execute(self, [replace(node, frees=())], values)
+                for slot, _, _ in node.outs:
+                    live.add(values[slot])
+                peak = max(peak, live.total)
+                for slot in node.frees:
+                    if values[slot] is not None and slot not in kept:
+                        live.remove(values[slot])
+                    values[slot] = None
+        finally:
+            if use_pool:
+                pool.lock.release()
         self.state.discard()
-        return peak
+        return peak + (pool.planned_bytes if use_pool else 0)
 
     def reset_state(self) -> None:
         """Forget the variables of ReadValue/Assign layers (the next run starts afresh)."""
@@ -470,7 +528,51 @@ class CompiledModel:
             file=self.model.file,
         )
 
-    def _run_fast(self, inputs, progress) -> Results:
+    def _given_outputs(self, out) -> dict:
+        """``{output name: (slot, array)}`` of the ``out=`` arrays, checked against what
+        validation inferred for each output (a dynamic one is checked after the run)."""
+        if out is None:
+            return {}
+        if not isinstance(out, dict):
+            raise InputValueError(
+                f"out must be a dict of output name to array, not {type(out).__name__}",
+                file=self.model.file,
+            )
+        slots = dict(self._outputs)
+        given = {}
+        for name, array in out.items():
+            if name not in slots:
+                known = ", ".join(repr(n) for n in slots) or "none"
+                raise InputValueError(
+                    f"out: {name!r} is not an output of the model (its outputs: {known})",
+                    file=self.model.file,
+                )
+            if not isinstance(array, np.ndarray):
+                raise InputValueError(
+                    f"out: output {name!r} needs a numpy array, not {type(array).__name__}",
+                    file=self.model.file,
+                )
+            shape, dtype = _expected(self._output_ports[name])
+            port = self._output_ports[name]
+            if (shape is not None and array.shape != shape) or (
+                dtype is not None and array.dtype != dtype
+            ):
+                inferred = port.inferred_shape
+                raise InputValueError(
+                    f"out: output {name!r} is {dtype or port.inferred_type}"
+                    f"{list(shape) if shape is not None else inferred}, but the array given "
+                    f"for it is {array.dtype}{list(array.shape)}",
+                    file=self.model.file,
+                )
+            if not array.flags.writeable:
+                raise InputValueError(
+                    f"out: the array given for output {name!r} is read-only",
+                    file=self.model.file,
+                )
+            given[name] = (slots[name], array)
+        return given
+
+    def _run_fast(self, inputs, progress, given=None) -> Results:
         program = self.program
         if program.missing:
             self._refuse_missing(program.missing)
@@ -481,23 +583,37 @@ class CompiledModel:
             values[slot] = array
         for port_id, slot in self._inputs:
             values[slot] = feeds[port_id]
-        nodes = program.fast
+        pool = self._pool
+        # One run at a time uses the kept buffers; a concurrent run allocates its own.
+        use_pool = pool is not None and pool.lock.acquire(blocking=False)
         try:
-            if progress is None:
-                _execute(self, nodes, values)
-            else:
-                step = max(1, len(nodes) // 100)
-                for start in range(0, len(nodes), step):
-                    _execute(self, nodes[start : start + step], values)
-                    progress(min(start + step, len(nodes)), len(nodes))
-        except BaseException:
-            self.state.discard()
-            raise
+            nodes = program.pooled if use_pool else program.fast
+            given = given or {}
+            if given:
+                nodes = _writing_into(program, nodes, given, feeds)
+            try:
+                if progress is None:
+                    _execute(self, nodes, values)
+                else:
+                    step = max(1, len(nodes) // 100)
+                    for start in range(0, len(nodes), step):
+                        _execute(self, nodes[start : start + step], values)
+                        progress(min(start + step, len(nodes)), len(nodes))
+            except BaseException:
+                self.state.discard()
+                raise
+            results = Results()
+            for name, slot in self._outputs:
+                array = values[slot]
+                if use_pool and name not in given and pool.holds(array):
+                    array = array.copy()  # the next run overwrites the kept buffers
+                results[name] = array
+        finally:
+            if use_pool:
+                pool.lock.release()
         self.state.commit()
         self.runs += 1
-        results = Results()
-        for name, slot in self._outputs:
-            results[name] = values[slot]
+        _fill_given(results, given)
         return results
 
     def _run_stepping(self, inputs, capture, stop_after, on_step, partial, bridge) -> Results:
@@ -641,6 +757,272 @@ def _has_quiet(op_class) -> bool:
         if "evaluate" in cls.__dict__:
             return "evaluate_quiet" in cls.__dict__
     return False
+
+
+def _has_into(op_class) -> bool:
+    """True when the op's ``evaluate_into`` belongs with its ``evaluate``: it is defined by the
+    class that defines the ``evaluate`` in use, or by a subclass of it."""
+    into = next((c for c in op_class.__mro__ if "evaluate_into" in c.__dict__), None)
+    evaluate = next((c for c in op_class.__mro__ if "evaluate" in c.__dict__), None)
+    return into is not None and evaluate is not None and issubclass(into, evaluate)
+
+
+def _into_of(op, outs):
+    """``op.evaluate_into`` when a run may call it for this node: the op's class defines it
+    (with its ``evaluate``), the op writes the outputs itself (``writes_into``, default
+    True) and each output has a static shape and a numeric or boolean dtype (strings and
+    objects are computed and copied); else ``None``."""
+    if op is None or not _has_into(type(op)) or not getattr(op, "writes_into", True):
+        return None
+    if not outs or any(shape is None or dtype is None or dtype.kind in "OUST"
+                       for _, shape, dtype in outs):  # fmt: skip
+        return None
+    return op.evaluate_into
+
+
+def _nbytes(shape, dtype) -> int:
+    return math.prod(shape) * dtype.itemsize
+
+
+class _Pool:
+    """Buffers kept between runs, one per group of big intermediates whose lifetimes do not
+    overlap; ``lock`` is held by the run using them."""
+
+    def __init__(self, sizes: list):
+        self.sizes = sizes
+        self.buffers: list = [None] * len(sizes)
+        self.lock = threading.Lock()
+
+    @property
+    def planned_bytes(self) -> int:
+        return sum(self.sizes)
+
+    @property
+    def allocated_bytes(self) -> int:
+        return sum(b.nbytes for b in self.buffers if b is not None)
+
+    def allocate_all(self) -> list:
+        return [self.buffer(index) for index in range(len(self.sizes))]
+
+    def buffer(self, index: int) -> np.ndarray:
+        if self.buffers[index] is None:
+            self.buffers[index] = np.empty(self.sizes[index], np.uint8)
+        return self.buffers[index]
+
+    def view(self, index: int, shape, dtype) -> np.ndarray:
+        """Buffer ``index`` seen as an array of ``shape`` and ``dtype``."""
+        return self.buffer(index)[: _nbytes(shape, dtype)].view(dtype).reshape(shape)
+
+    def holds(self, array) -> bool:
+        """True when ``array`` may share memory with a kept buffer."""
+        return isinstance(array, np.ndarray) and any(
+            b is not None and np.may_share_memory(array, b) for b in self.buffers
+        )
+
+
+def _plan_buffers(program, keep) -> _Pool | None:
+    """Decide once which layers of ``program.fast`` write in place and which write into kept
+    buffers (``program.pooled``); return the pool (``None``: no layer uses one).
+
+    In place: an element-wise layer (``in_place`` op, ``evaluate_into``) writes its output
+    into an input of the same shape and dtype when it is that input's last reader and the
+    input is owned by this run alone: produced here by a layer that returns fresh arrays
+    (one with ``evaluate_into``), read before only by such layers (none made a view of it),
+    neither fed, folded nor a model output (``keep``).
+
+    Kept buffers: the outputs (static, at least :data:`REUSE_MIN_BYTES`, not model outputs)
+    of layers with ``evaluate_into``, when no layer keeps arrays beyond the run (state) or
+    passes them through bodies. Two outputs share a buffer when the first is dead before the
+    second is written: dead after its last reader, or, when a reader may return a view of it
+    (any layer without ``evaluate_into``) or wrote its output in place into it, after that
+    reader's outputs are dead.
+    """
+    nodes = program.fast
+    producer: dict[int, int] = {}
+    readers: dict[int, list] = {}
+    for index, node in enumerate(nodes):
+        for slot in node.ins:
+            readers.setdefault(slot, []).append(index)
+        for slot, _, _ in node.outs:
+            producer[slot] = index
+    program.producer_index = producer
+    fresh = [node.into is not None for node in nodes]
+    expected = {slot: (shape, dtype) for node in nodes for slot, shape, dtype in node.outs}
+    in_place: dict[int, int] = {}  # node index -> the input slot it writes into
+    for index, node in enumerate(nodes):
+        if node.into is None or not getattr(node.op, "in_place", False) or len(node.outs) != 1:
+            continue
+        _, shape, dtype = node.outs[0]
+        if _nbytes(shape, dtype) < IN_PLACE_MIN_BYTES:
+            continue
+        for position, slot in enumerate(node.ins):
+            source = producer.get(slot)
+            if (slot in node.frees and slot not in keep and source is not None and fresh[source]
+                    and expected[slot] == (shape, dtype)
+                    and all(fresh[r] for r in readers[slot] if r != index)):  # fmt: skip
+                in_place[index] = slot
+                node.evaluate = _in_place(node.evaluate, node.into, position)
+                break
+    if any(getattr(n.op, "uses_state", False) or getattr(n.op, "runs_bodies", False)
+           for n in nodes):  # fmt: skip
+        return None
+    # When each slot's memory is last needed (math.inf: beyond the run).
+    end: dict[int, float] = {}
+    for index in reversed(range(len(nodes))):
+        for slot, _, _ in nodes[index].outs:
+            last = float(max(readers.get(slot, [index])))
+            if slot in keep:
+                last = math.inf
+            for reader in readers.get(slot, ()):
+                if not fresh[reader] or in_place.get(reader) == slot:
+                    for out_slot, _, _ in nodes[reader].outs:
+                        last = max(last, end[out_slot])
+            end[slot] = last
+    sizes: list[int] = []
+    busy: list[tuple[float, int]] = []  # (end, buffer index) of buffers in use
+    idle: list[int] = []
+    plans: dict[int, list] = {}  # node index -> (buffer index, shape, dtype) per output
+    for index, node in enumerate(nodes):
+        if node.into is None or index in in_place:
+            continue
+        # A model output, or what one may be a view of, would be copied out of the buffer.
+        if any(end[slot] == math.inf for slot, _, _ in node.outs):
+            continue
+        if sum(_nbytes(shape, dtype) for _, shape, dtype in node.outs) < REUSE_MIN_BYTES:
+            continue
+        idle += [b for e, b in busy if e < index]
+        busy = [(e, b) for e, b in busy if e >= index]
+        specs = []
+        for slot, shape, dtype in node.outs:
+            need = _nbytes(shape, dtype)
+            fits = [b for b in idle if need <= sizes[b] <= 2 * need]
+            if fits:
+                chosen = min(fits, key=sizes.__getitem__)
+                idle.remove(chosen)
+            else:
+                chosen = len(sizes)
+                sizes.append(need)
+            busy.append((end[slot], chosen))
+            specs.append((chosen, shape, dtype))
+        plans[index] = specs
+    if not plans:
+        return None
+    pool = _Pool(sizes)
+    program.pooled = [
+        replace(node, evaluate=_into_buffers(node.into, pool, plans[index]))
+        if index in plans else node
+        for index, node in enumerate(nodes)
+    ]  # fmt: skip
+    return pool
+
+
+def _in_place(evaluate, into, position):
+    """A node's callable that writes its output into input ``position`` (see
+    :func:`_plan_buffers`)."""
+
+    def run(arguments):
+        target = arguments[position]
+        if not target.flags.writeable:  # (not expected: the plan picks fresh arrays)
+            return evaluate(arguments)
+        into(arguments, [target])
+        return [target]
+
+    return run
+
+
+def _into_buffers(into, pool, specs):
+    """A node's callable that writes its outputs into kept buffers (views made once)."""
+    views: list = []
+
+    def run(arguments):
+        if not views:
+            views.extend(pool.view(*spec) for spec in specs)
+        into(arguments, views)
+        return views
+
+    return run
+
+
+def _writing_into(program, nodes, given, feeds) -> list:
+    """``nodes`` with the layers producing the ``out=`` outputs writing into those arrays
+    (single-output layers with ``evaluate_into``; an array that may overlap an input is
+    filled after the run instead)."""
+    nodes = list(nodes)
+    done = set()
+    for slot, array in given.values():
+        index = program.producer_index.get(slot)
+        if index is None or slot in done:
+            continue
+        node = nodes[index]
+        if node.into is None or len(node.outs) != 1:
+            continue
+        if any(np.may_share_memory(array, feed) for feed in feeds.values()):
+            continue
+        done.add(slot)
+        nodes[index] = replace(node, evaluate=_into_given(node.into, [array]))
+    return nodes
+
+
+def _into_given(into, arrays):
+    def run(arguments):
+        into(arguments, arrays)
+        return arrays
+
+    return run
+
+
+def _fill_given(results, given) -> None:
+    """Copy each output into its ``out=`` array (unless it was written there) and return
+    those arrays in ``results``."""
+    for name, (_, array) in (given or {}).items():
+        value = results.get(name)
+        if value is None:
+            continue  # a partial run or a stop before it did not compute it
+        if value is not array:
+            if value.shape != array.shape or value.dtype != array.dtype:
+                raise InputValueError(
+                    f"out: output {name!r} of this run is {value.dtype}{list(value.shape)}, "
+                    f"but the array given for it is {array.dtype}{list(array.shape)}"
+                )
+            np.copyto(array, value)
+        results[name] = array
+
+
+class _LiveBytes:
+    """Bytes of distinct memory held by the live arrays (views counted with their base;
+    memory-mapped weights and the ``excluded`` buffers not counted)."""
+
+    def __init__(self, excluded=()):
+        self.excluded = set(excluded)
+        self.references: dict[int, list] = {}
+        self.total = 0
+
+    def _root(self, array):
+        root = array
+        while isinstance(getattr(root, "base", None), np.ndarray):
+            root = root.base
+        if not isinstance(root, np.ndarray) or root.base is not None:
+            return None  # a view of the weights' mmap
+        return None if id(root) in self.excluded else root
+
+    def add(self, array) -> None:
+        root = self._root(array)
+        if root is None:
+            return
+        entry = self.references.setdefault(id(root), [0, root.nbytes, root])
+        if entry[0] == 0:
+            self.total += entry[1]
+        entry[0] += 1
+
+    def remove(self, array) -> None:
+        root = self._root(array)
+        entry = None if root is None else self.references.get(id(root))
+        if entry is None:
+            return
+        entry[0] -= 1
+        if entry[0] == 0:
+            self.total -= entry[1]
+            del self.references[id(root)]
 
 
 def _is_noop(node) -> bool:
