@@ -9,28 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from irrun.element_types import element_type
 from irrun.errors import IRError
-from irrun.ops._recurrent import tolerance
-from irrun.ops.base import TensorInfo
 from irrun.ops.gru_cell import GRUCell
-from irrun.shape import Shape
-from tests.helpers.openvino_oracle import check_shapes, model_of, parameter, run_irrun, run_openvino
-from tests.helpers.strategies import bare_op, diagnostic, edited_report, op_settings, shape_around
+from tests.helpers import recurrent
+from tests.helpers.openvino_oracle import check_shapes, model_of, parameter
+from tests.helpers.strategies import bare_op, op_settings
 
 NAMES = ("x", "h", "w", "r", "b")
 #: Mostly one element type; now and then another (refused) or dynamic (merged).
 OTHER_TYPES = ("f16", "dynamic")
-
-
-def _types(draw, count: int) -> list[str]:
-    """One element type for all inputs, one in ten of them drawn among ``OTHER_TYPES``."""
-    drawn = [draw(st.sampled_from(["f32"] * 9 + ["other"])) for _ in range(count)]
-    return [t if t == "f32" else draw(st.sampled_from(OTHER_TYPES)) for t in drawn]
-
-
-def _info(text: str, etype: str) -> TensorInfo:
-    return TensorInfo(Shape.parse(text.strip("[]")), element_type(etype))
 
 
 @st.composite
@@ -39,38 +26,18 @@ def _inputs(draw):
     now and then replaced by another, with element types and linear_before_reset."""
     b, i, h = (draw(st.integers(1, 4)) for _ in range(3))
     linear = draw(st.booleans())
-
-    def size(value):
-        return value if draw(st.integers(0, 15)) else draw(st.integers(1, 13))
-
-    sizes = [[b, i], [b, h], [3 * h, i], [3 * h, h], [(4 if linear else 3) * h]]
-    shapes = []
-    for one in sizes:
-        if not draw(st.integers(0, 29)):
-            one = one + [2]  # a wrong rank
-        shapes.append(draw(shape_around([size(d) for d in one])))
-    return shapes, _types(draw, len(sizes)), linear
+    sizes = recurrent.gate_shapes(b, i, h, 3, bias_gates=4 if linear else 3)
+    shapes = recurrent.shapes_around(draw, sizes.values(), replaced=16, wrong_rank=30, largest=13)
+    return shapes, recurrent.mostly_f32(draw, len(sizes), OTHER_TYPES), linear
 
 
 @op_settings(40)
 @given(_inputs())
 def test_gru_cell_shapes_match_openvino(drawn):
     shapes, types, linear = drawn
-    params = [parameter(s, t, name=n) for s, t, n in zip(shapes, types, NAMES)]
     attributes = {"hidden_size": "3", "linear_before_reset": str(linear).lower()}
-    op = bare_op(GRUCell, attributes)
-    infos = [_info(s, t) for s, t in zip(shapes, types)]
-    try:
-        node = opset3.gru_cell(*params, 3, ["sigmoid", "tanh"], [], [], 0.0, linear)
-    except RuntimeError:
-        with pytest.raises(IRError):
-            op.infer(infos)
-        return
-    (output,) = op.infer(infos)
-    expected = node.output(0)
-    assert str(output.shape) == str(expected.get_partial_shape())
-    assert output.element_type.name == expected.get_element_type().get_type_name()
-    check_shapes(node)
+    recurrent.check_infer_as_openvino(GRUCell, attributes, lambda *inputs: opset3.gru_cell(
+        *inputs, 3, ["sigmoid", "tanh"], [], [], 0.0, linear), shapes, types, NAMES)  # fmt: skip
 
 
 def test_w_of_another_type_is_accepted_as_openvino_does():
@@ -78,11 +45,6 @@ def test_w_of_another_type_is_accepted_as_openvino_does():
     x, h = parameter([2, 3]), parameter([2, 4])
     w, r, b = parameter([12, 3], "f16"), parameter([12, 4]), parameter([12])
     check_shapes(opset3.gru_cell(x, h, w, r, b, 4))
-
-
-def _feed(shapes, seed):
-    rng = np.random.default_rng(seed)
-    return {n: (2 * rng.standard_normal(s)).astype(np.float32) for n, s in shapes.items()}
 
 
 @pytest.mark.parametrize("linear", [False, True])
@@ -93,13 +55,11 @@ def _feed(shapes, seed):
 )  # fmt: skip
 @pytest.mark.parametrize("batch, inputs, hidden, seed", [(3, 4, 5, 0), (1, 6, 2, 1)])
 def test_gru_cell_matches_cpu_plugin(linear, activations, clip, batch, inputs, hidden, seed):
-    shapes = {"x": [batch, inputs], "h": [batch, hidden], "w": [3 * hidden, inputs],
-              "r": [3 * hidden, hidden], "b": [(4 if linear else 3) * hidden]}  # fmt: skip
-    params = [parameter(s, name=n) for n, s in shapes.items()]
-    model = model_of(opset3.gru_cell(*params, hidden, activations, [], [], clip, linear))
-    feed = _feed(shapes, seed)
-    (got,), (expected,) = run_irrun(model, feed), run_openvino(model, feed)
-    np.testing.assert_allclose(got, expected, **tolerance(1))
+    shapes = recurrent.gate_shapes(batch, inputs, hidden, 3, bias_gates=4 if linear else 3)
+    model = recurrent.built_model(
+        shapes, lambda *inputs: opset3.gru_cell(*inputs, hidden, activations, [], [], clip, linear)
+    )
+    (_,) = recurrent.matches_cpu_plugin(model, recurrent.random_feed(shapes, seed, scale=2.0), 1)
 
 
 def test_gru_cell_follows_the_equations():
@@ -122,7 +82,7 @@ def test_gru_cell_follows_the_equations():
 
 def test_mismatched_bias_is_reported():
     op = bare_op(GRUCell, {"hidden_size": "4", "linear_before_reset": "true"})
-    infos = [_info(s, "f32") for s in ("2,3", "2,4", "12,3", "12,4", "12")]
+    infos = [recurrent.tensor_info(s, "f32") for s in ("2,3", "2,4", "12,3", "12,4", "12")]
     with pytest.raises(IRError, match=r"B \[12\] must have 4 \* hidden size = 4 \* 4 = 16"):
         op.infer(infos)
 
@@ -145,15 +105,4 @@ def test_gru_cell_errors_are_reported_at_their_line(old, new, code, fragment, ne
     x, h = parameter([2, 3], name="x"), parameter([2, 4], name="h")
     w, r, b = parameter([12, 3], name="w"), parameter([12, 4], name="r"), parameter([12], name="b")
     model = model_of(opset3.gru_cell(x, h, w, r, b, 4))
-
-    def edit(text):
-        start = text.index('type="GRUCell"')
-        end = text.index("</layer>", start)
-        assert old in text[start:end]
-        return text[:start] + text[start:end].replace(old, new, 1) + text[end:]
-
-    report, text = edited_report(model, edit)
-    found = diagnostic(report.errors, code)
-    assert fragment in found.message, found.message
-    offset = text.index(needle, text.index('type="GRUCell"'))
-    assert found.line == text.count("\n", 0, offset) + 1
+    recurrent.check_error_at_line(model, "GRUCell", old, new, code, fragment, needle)

@@ -11,29 +11,24 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openvino.utils.node_factory import NodeFactory
 
-from irrun.element_types import element_type
 from irrun.errors import IRError
-from irrun.ops._recurrent import tolerance
-from irrun.ops.base import TensorInfo
 from irrun.ops.lstm_cell import LSTMCell1, LSTMCell4
-from irrun.shape import Shape
+from tests.helpers import recurrent
 from tests.helpers.ir_text import Net, dims, line_of
-from tests.helpers.openvino_oracle import check_shapes, model_of, parameter, run_irrun, run_openvino
-from tests.helpers.strategies import bare_op, diagnostic, op_settings, shape_around, validated
+from tests.helpers.openvino_oracle import check_shapes, parameter
+from tests.helpers.strategies import bare_op, diagnostic, op_settings, validated
 
 NAMES = ("x", "h", "c", "w", "r", "b", "p")
 #: Mostly one element type; now and then another (refused) or dynamic (merged).
 OTHER_TYPES = ("f16", "dynamic")
 
 
-def _types(draw, count: int) -> list[str]:
-    """One element type for all inputs, one in ten of them drawn among ``OTHER_TYPES``."""
-    drawn = [draw(st.sampled_from(["f32"] * 9 + ["other"])) for _ in range(count)]
-    return [t if t == "f32" else draw(st.sampled_from(OTHER_TYPES)) for t in drawn]
-
-
-def _info(text: str, etype: str) -> TensorInfo:
-    return TensorInfo(Shape.parse(text.strip("[]")), element_type(etype))
+def _shapes(batch, inputs, hidden, peepholes=False):
+    """The inputs of an LSTMCell by name, and with ``peepholes`` LSTMCell-1's P ``[3h]``."""
+    shapes = recurrent.gate_shapes(batch, inputs, hidden, 4, cell_state=True)
+    if peepholes:
+        shapes["p"] = [3 * hidden]
+    return shapes
 
 
 @st.composite
@@ -41,38 +36,14 @@ def _inputs(draw, peepholes: bool):
     """Shapes around ``[b, i]``, ``[b, h]`` twice, ``[4h, i]``, ``[4h, h]``, ``[4h]`` (and P
     ``[3h]``), each size now and then replaced by another, with element types."""
     b, i, h = (draw(st.integers(1, 4)) for _ in range(3))
-
-    def size(value):
-        return value if draw(st.integers(0, 15)) else draw(st.integers(1, 13))
-
-    sizes = [[b, i], [b, h], [b, h], [4 * h, i], [4 * h, h], [4 * h]]
-    if peepholes:
-        sizes.append([3 * h])
-    shapes = []
-    for sizes_of_one in sizes:
-        if not draw(st.integers(0, 29)):
-            sizes_of_one = sizes_of_one + [2]  # a wrong rank
-        shapes.append(draw(shape_around([size(d) for d in sizes_of_one])))
-    types = _types(draw, len(sizes))
+    sizes = _shapes(b, i, h, peepholes)
+    shapes = recurrent.shapes_around(draw, sizes.values(), replaced=16, wrong_rank=30, largest=13)
+    types = recurrent.mostly_f32(draw, len(sizes), OTHER_TYPES)
     return shapes, types, draw(st.sampled_from([h, h, 1, 7]))
 
 
-def _compare(op_class, attributes, node_or_error, shapes, types):
-    """irrun's ``infer`` refuses what OpenVINO refused, and gives its outputs otherwise."""
-    op = bare_op(op_class, attributes)
-    infos = [_info(s, t) for s, t in zip(shapes, types)]
-    if isinstance(node_or_error, Exception):
-        with pytest.raises(IRError):
-            op.infer(infos)
-        return False
-    outputs = op.infer(infos)
-    expected = [(str(o.get_partial_shape()), o.get_element_type().get_type_name())
-                for o in node_or_error.outputs()]  # fmt: skip
-    assert [(str(o.shape), o.element_type.name) for o in outputs] == expected
-    return True
-
-
 def _built(build):
+    """``build()``, or the ``RuntimeError`` with which OpenVINO refused to build it."""
     try:
         return build()
     except RuntimeError as exc:
@@ -83,10 +54,9 @@ def _built(build):
 @given(_inputs(peepholes=False))
 def test_lstm_cell_4_shapes_match_openvino(drawn):
     shapes, types, hidden = drawn
-    params = [parameter(s, t, name=n) for s, t, n in zip(shapes, types, NAMES)]
-    node = _built(lambda: opset4.lstm_cell(*params, hidden))
-    if _compare(LSTMCell4, {"hidden_size": str(hidden)}, node, shapes, types):
-        check_shapes(node)
+    recurrent.check_infer_as_openvino(LSTMCell4, {"hidden_size": str(hidden)},
+                                      lambda *inputs: opset4.lstm_cell(*inputs, hidden), shapes,
+                                      types, NAMES)  # fmt: skip
 
 
 @op_settings(30)
@@ -95,13 +65,12 @@ def test_lstm_cell_1_shapes_match_openvino(drawn):
     """With peepholes (built by OpenVINO's node factory: the Python constructor has no P), so
     compared through ``infer`` (OpenVINO's serializer drops P)."""
     shapes, types, hidden = drawn
-    params = [parameter(s, t, name=n) for s, t, n in zip(shapes, types, NAMES)]
     attributes = {"hidden_size": hidden, "activations": ["sigmoid", "tanh", "tanh"],
                   "activations_alpha": [], "activations_beta": [], "clip": 0.0,
                   "input_forget": False, "weights_format": "fico"}  # fmt: skip
-    node = _built(lambda: NodeFactory("opset1").create("LSTMCell", [p.output(0) for p in params],
-                                                       attributes))  # fmt: skip
-    _compare(LSTMCell1, {"hidden_size": str(hidden)}, node, shapes, types)
+    recurrent.check_infer_as_openvino(LSTMCell1, {"hidden_size": str(hidden)}, lambda *inputs: (
+        NodeFactory("opset1").create("LSTMCell", [p.output(0) for p in inputs], attributes)),
+        shapes, types, NAMES, saved=False)  # fmt: skip
 
 
 def test_hidden_size_falls_back_on_the_attribute():
@@ -121,19 +90,6 @@ def test_hidden_size_from_w_divided_by_the_gates():
     check_shapes(node)
 
 
-def _feed(shapes, seed, scale=1.0):
-    rng = np.random.default_rng(seed)
-    return {n: (scale * rng.standard_normal(s)).astype(np.float32) for n, s in shapes.items()}
-
-
-def _shapes(batch, inputs, hidden, peepholes=False):
-    shapes = {"x": [batch, inputs], "h": [batch, hidden], "c": [batch, hidden],
-              "w": [4 * hidden, inputs], "r": [4 * hidden, hidden], "b": [4 * hidden]}  # fmt: skip
-    if peepholes:
-        shapes["p"] = [3 * hidden]
-    return shapes
-
-
 @pytest.mark.parametrize(
     "activations, clip",
     [(["sigmoid", "tanh", "tanh"], 0.0), (["relu", "sigmoid", "relu"], 0.0),
@@ -142,11 +98,10 @@ def _shapes(batch, inputs, hidden, peepholes=False):
 @pytest.mark.parametrize("batch, inputs, hidden, seed", [(3, 4, 5, 0), (1, 7, 2, 1), (4, 1, 6, 2)])
 def test_lstm_cell_4_matches_cpu_plugin(activations, clip, batch, inputs, hidden, seed):
     shapes = _shapes(batch, inputs, hidden)
-    params = [parameter(s, name=n) for n, s in shapes.items()]
-    model = model_of(opset4.lstm_cell(*params, hidden, activations, [], [], clip))
-    feed = _feed(shapes, seed, scale=2.0)
-    for got, expected in zip(run_irrun(model, feed), run_openvino(model, feed)):
-        np.testing.assert_allclose(got, expected, **tolerance(1))
+    model = recurrent.built_model(
+        shapes, lambda *inputs: opset4.lstm_cell(*inputs, hidden, activations, [], [], clip)
+    )
+    recurrent.matches_cpu_plugin(model, recurrent.random_feed(shapes, seed, scale=2.0), 1)
 
 
 @pytest.mark.parametrize("weights_format", ["fico", "ifco", "iofc"])
@@ -156,30 +111,28 @@ def test_lstm_cell_1_matches_cpu_plugin(weights_format, input_forget):
     input_forget say and ignores the (random) P of the model it compiles; irrun reads the IR
     OpenVINO saves, which has no P."""
     shapes = _shapes(3, 4, 5, peepholes=True)
-    params = [parameter(s, name=n) for n, s in shapes.items()]
     attributes = {"hidden_size": 5, "activations": ["sigmoid", "tanh", "tanh"],
                   "activations_alpha": [], "activations_beta": [], "clip": 0.5,
                   "input_forget": input_forget, "weights_format": weights_format}  # fmt: skip
-    node = NodeFactory("opset1").create("LSTMCell", [p.output(0) for p in params], attributes)
-    model = model_of(node)
-    feed = _feed(shapes, 3)
-    for got, expected in zip(run_irrun(model, feed), run_openvino(model, feed)):
-        np.testing.assert_allclose(got, expected, **tolerance(1))
+    model = recurrent.built_model(
+        shapes,
+        lambda *inputs: NodeFactory("opset1").create(
+            "LSTMCell", [p.output(0) for p in inputs], attributes
+        ),
+    )
+    recurrent.matches_cpu_plugin(model, recurrent.random_feed(shapes, 3), 1)
 
 
 def test_lstm_cell_1_without_bias_and_peepholes_matches_cpu_plugin():
     """opset1's constructor adds a zero P, which OpenVINO's serializer leaves out."""
     shapes = _shapes(2, 3, 4)
-    params = [parameter(s, name=n) for n, s in shapes.items()]
-    model = model_of(opset1.lstm_cell(*params, 4))
-    feed = _feed(shapes, 4)
-    for got, expected in zip(run_irrun(model, feed), run_openvino(model, feed)):
-        np.testing.assert_allclose(got, expected, **tolerance(1))
+    model = recurrent.built_model(shapes, lambda *inputs: opset1.lstm_cell(*inputs, 4))
+    recurrent.matches_cpu_plugin(model, recurrent.random_feed(shapes, 4), 1)
 
 
 def test_lstm_cell_1_defaults_b_to_zeros_and_ignores_p():
     op = bare_op(LSTMCell1, {"hidden_size": "2"})
-    feed = _feed(_shapes(1, 2, 2, peepholes=True), 5)
+    feed = recurrent.random_feed(_shapes(1, 2, 2, peepholes=True), 5)
     short = op.evaluate([feed[n] for n in "xhcwr"])
     full = op.evaluate([feed[n] for n in "xhcwr"] + [np.zeros(8, np.float32), feed["p"]])
     for a, b in zip(short, full):
@@ -285,15 +238,15 @@ def test_lstm_cell_1_reads_six_inputs():
 
 def test_mismatched_batch_is_reported():
     op = bare_op(LSTMCell4, {"hidden_size": "4"})
-    infos = [_info(s, "f32") for s in ("2,3", "3,4", "2,4", "16,3", "16,4", "16")]
+    infos = [recurrent.tensor_info(s, "f32") for s in ("2,3", "3,4", "2,4", "16,3", "16,4", "16")]
     with pytest.raises(IRError, match=r"batch size does not match: initial_hidden_state \[3,4\]"):
         op.infer(infos)
 
 
 def test_mixed_element_types_are_reported():
     op = bare_op(LSTMCell4, {"hidden_size": "4"})
-    infos = [_info("2,3", "f32")] + [_info(s, "f32") for s in ("2,4", "2,4", "16,3", "16,4")]
-    infos.append(_info("16", "f16"))
+    infos = [recurrent.tensor_info(s, "f32") for s in ("2,3", "2,4", "2,4", "16,3", "16,4")]
+    infos.append(recurrent.tensor_info("16", "f16"))
     with pytest.raises(IRError, match=r"B \(input 5\) is f16 but X \(input 0\) is f32"):
         op.infer(infos)
 
@@ -315,7 +268,7 @@ def test_lstm_cell_1_checks_the_peepholes_openvino_adds(hidden_size):
         with pytest.raises(IRError, match=r"P \[12\] must have 3 \* hidden size elements: it has "
                                           r"12, not 3 \* hidden size = 3 \* 5 = 15 \(P is left "
                                           r"out: OpenVINO adds zeros"):  # fmt: skip
-            op.infer([_info(s, "f32") for s in shapes])
+            op.infer([recurrent.tensor_info(s, "f32") for s in shapes])
         return
-    outputs = op.infer([_info(s, "f32") for s in shapes])
+    outputs = op.infer([recurrent.tensor_info(s, "f32") for s in shapes])
     assert [str(o.shape) for o in outputs] == [str(o.get_partial_shape()) for o in node.outputs()]
