@@ -464,17 +464,51 @@ def _phase_grid(data, pads_begin, pads_end, strides):
     return grid.reshape(batch, channels, phases, -1), steps
 
 
+def _tap_runs(kernel, strides, dilations, pitches):
+    """The kernel taps grouped by stride phase, each group a regular grid of offsets:
+    ``[(phase, start, counts, steps, taps)]``, where the group's taps read flat phase
+    ``phase`` from ``start + sum(k[a] * steps[a])`` (``0 <= k[a] < counts[a]``) and ``taps``
+    are their flat indices in the kernel, in that order.
+
+    On one axis, the taps ``t`` whose offset ``t * d`` has residue ``r`` modulo the stride
+    ``s`` are every ``s / gcd(s, d)``-th tap from the first one, and their positions on the
+    phase grid, ``t * d // s``, step by ``d / gcd(s, d)``."""
+    per_axis = []
+    for k, s, d in zip(kernel, strides, dilations):
+        step = s // math.gcd(s, d)
+        residues = {}
+        for first in range(min(step, k)):
+            residues[first * d % s] = (first, len(range(first, k, step)), step)
+        per_axis.append(residues)
+    runs = []
+    for phase in np.ndindex(*strides):
+        if not all(r in residues for r, residues in zip(phase, per_axis)):
+            continue  # no tap reads this phase
+        picked = [residues[r] for r, residues in zip(phase, per_axis)]
+        start = sum(first * d // s * p for (first, _, _), d, s, p in
+                    zip(picked, dilations, strides, pitches))  # fmt: skip
+        counts = [count for _, count, _ in picked]
+        steps = [step * d // s * p for (_, _, step), d, s, p in
+                 zip(picked, dilations, strides, pitches)]  # fmt: skip
+        taps = [int(np.ravel_multi_index([f + k * st for (f, _, st), k in zip(picked, index)],
+                                         kernel))
+                for index in np.ndindex(*counts)]  # fmt: skip
+        runs.append((int(np.ravel_multi_index(phase, strides)), start, counts, steps, taps))
+    return runs
+
+
 def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes):
     """Few channels per group (depthwise): the im2col GEMM on the stride-phase grid, built
     per block of rows so that the columns stay in cache.
 
     Outputs are computed on the grid of the stride phases (:func:`_phase_grid`): output
     ``o`` sits at flat index ``sum(o[a] * pitch[a])`` of a phase, so the inputs of one
-    kernel tap are one contiguous slice of its phase. The loop over the taps copies each
-    slice (all batches, groups, channels and pixels of a block at once) into the columns
-    ``[rows, Cg * prod(k), span]``, and one batched ``np.matmul`` with the filters
+    kernel tap are one contiguous slice of its phase, and the taps that read one phase are
+    a regular grid of such slices (:func:`_tap_runs`): one strided view, copied at once (all
+    batches, groups, channels, taps and pixels of a block) into the columns
+    ``[rows, Cg * prod(k), span]``; one batched ``np.matmul`` with the filters
     ``[rows, Og, Cg * prod(k)]`` gives the block's outputs. Rows (``N * G``) are blocked so
-    that the columns take about :data:`TAP_BLOCK_BYTES`; the few extra columns of each output
+    that the columns take about :data:`TAP_BLOCK_BYTES`. The few extra columns of each output
     row (``Q - out`` on the inner axes) are computed too and cropped at the end.
     """
     batch = data.shape[0]
@@ -485,25 +519,35 @@ def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, o
     span = sum((o - 1) * p for o, p in zip(out_sizes, pitches)) + 1
     rows = batch * groups
     source = grid.reshape(rows, per_group, grid.shape[2], grid.shape[3])
-    taps = []
-    for tap in np.ndindex(*kernel):
-        offsets = [t * d for t, d in zip(tap, dilations)]
-        phase = np.ravel_multi_index([o % s for o, s in zip(offsets, strides)], strides)
-        start = sum(o // s * p for o, s, p in zip(offsets, strides, pitches))
-        taps.append((int(phase), start))
-    depth = per_group * len(taps)
-    weights = filters.reshape(groups, out_per_group, depth)
+    runs = _tap_runs(kernel, strides, dilations, pitches)
+    order = [tap for *_, taps in runs for tap in taps]
+    depth = per_group * len(order)
+    # the filters' taps in the order of the runs: [rows, Og, Cg * taps]
+    weights = filters.reshape(groups, out_per_group, per_group, -1)[..., order]
+    weights = weights.reshape(groups, out_per_group, depth)
     weights = np.broadcast_to(weights, (batch, *weights.shape)).reshape(rows, out_per_group, depth)
     total = np.empty((rows, out_per_group, out_sizes[0] * pitches[0]), work)
     block = max(1, min(rows, TAP_BLOCK_BYTES // (depth * span * work.itemsize)))
-    columns = np.empty((block, per_group, len(taps), span), work)
+    item = work.itemsize
+
+    columns = np.empty((block, per_group, len(order), span), work)
     for low in range(0, rows, block):
         high = min(rows, low + block)
         tile = columns[: high - low]
-        for index, (phase, start) in enumerate(taps):
-            tile[:, :, index] = source[low:high, :, phase, start : start + span]
-        total[low:high, :, :span] = np.matmul(
-            weights[low:high], tile.reshape(high - low, depth, span)
-        )
+        first = 0
+        for phase, start, counts, tap_steps, taps in runs:
+            part = source[low:high, :, phase, start:]
+            view = np.lib.stride_tricks.as_strided(
+                part,
+                (high - low, per_group, *counts, span),
+                (*part.strides[:2], *(t * item for t in tap_steps), item),
+                writeable=False,
+            )
+            # (splitting one axis of a slice of the contiguous tile is always a view)
+            target = tile[:, :, first : first + len(taps)]
+            target.reshape(high - low, per_group, *counts, span)[...] = view
+            first += len(taps)
+        np.matmul(weights[low:high], tile.reshape(high - low, depth, span),
+                  out=total[low:high, :, :span])  # fmt: skip
     full = total.reshape(batch, groups * out_per_group, out_sizes[0], *steps[1:])
     return full[(Ellipsis, *(slice(0, o) for o in out_sizes[1:]))]

@@ -434,3 +434,24 @@ def test_convolution_misspelt_attribute_is_warned():
     assert codes == ["missing-attribute", "unknown-attribute"], report.to_text()
     warning = next(d for d in report if d.code == "unknown-attribute")
     assert warning.hint == "did you mean dilations?"
+
+
+@pytest.mark.parametrize(
+    "kernel, strides, dilations",
+    [([3, 3], [1, 1], [1, 1]), ([5, 5], [2, 2], [1, 1]), ([3, 2], [2, 3], [2, 3]),
+     ([4, 3, 5], [3, 2, 4], [2, 1, 6]), ([1], [3], [1]), ([5], [2], [4])],
+)  # fmt: skip
+def test_tap_runs_cover_every_tap_once_where_it_reads(kernel, strides, dilations):
+    pitches = [1000**a for a in reversed(range(len(kernel)))]  # flat offsets read back by axis
+    read = {}
+    for phase, start, counts, steps, taps in _conv_kernel._tap_runs(
+        kernel, strides, dilations, pitches
+    ):
+        for index, tap in zip(np.ndindex(*counts), taps):
+            flat = start + sum(i * s for i, s in zip(index, steps))
+            read[tap] = (phase, flat)
+    assert sorted(read) == list(range(int(np.prod(kernel))))
+    for tap, (phase, flat) in read.items():
+        offsets = [t * d for t, d in zip(np.unravel_index(tap, kernel), dilations)]
+        assert phase == np.ravel_multi_index([o % s for o, s in zip(offsets, strides)], strides)
+        assert flat == sum(o // s * p for o, s, p in zip(offsets, strides, pitches))
