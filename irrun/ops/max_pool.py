@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from irrun.element_types import ELEMENT_TYPES
-from irrun.ops._windows import PoolingFamily, pooling_attributes, window_view
+from irrun.ops._windows import PoolingFamily, pooling_attributes
 from irrun.ops.base import Attribute, TensorInfo, normalize_axis_or_report
 from irrun.ops.registry import register
 
@@ -73,7 +73,8 @@ class _MaxPool(PoolingFamily):
         return [*out, TensorInfo(shape, self.index_element_type, why=f"data {data.shape}")]
 
     def evaluate(self, inputs):
-        """Argmax over a strided window view (first maximum, NaN and padding never picked)."""
+        """The maximum over the taps of a strided window view, and where its first occurrence is
+        (NaN and padding never picked)."""
         data = inputs[0]
         dtype = data.dtype
         lowest = _lowest(dtype)
@@ -84,35 +85,42 @@ class _MaxPool(PoolingFamily):
             if np.isnan(key).any():  # (a copy only when there is a NaN to hide)
                 key = np.where(np.isnan(key), -np.inf, key)
             fill, lowest = -np.inf, np.dtype(work).type(float(lowest))
-        view, begin, _, extended = self.windows(key, fill)
+        view, begin, _, _ = self.windows(key, fill)
         spatial = data.ndim - 2
-        out_shape = view.shape[: 2 + spatial]
-        if not self.with_indices:
-            # the max over the kernel taps, one strided plane of the view at a time: no copy
-            # of window size (5x faster than an argmax over the flattened windows)
-            best = None
-            for tap in np.ndindex(*view.shape[2 + spatial :]):
-                plane = view[(Ellipsis, *tap)]
-                best = plane.copy() if best is None else np.maximum(best, plane, out=best)
-            return [np.where(~(best > lowest), lowest, best).astype(dtype)]
-        # with indices: the first maximum of the flattened windows (one copy of window size,
-        # which beats tracking the tap of the maximum plane by plane)
-        flat = view.reshape(*out_shape, -1)
-        arg = np.argmax(flat, axis=-1)
-        best = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+        kernel = view.shape[2 + spatial :]
+        # the max over the kernel taps, one strided plane of the view at a time: no copy of
+        # window size (5x faster than an argmax over the flattened windows)
+        planes = [view[(Ellipsis, *tap)] for tap in np.ndindex(*kernel)]
+        best = planes[0].copy()
+        for plane in planes[1:]:
+            np.maximum(best, plane, out=best)
         empty = ~(best > lowest)
         values = np.where(empty, lowest, best).astype(dtype)
-        # flat position (within one channel) of every cell of the padded grid; -1 in padding
+        if not self.with_indices:
+            return [values]
+        # the first tap holding the maximum: every tap that holds it overwrites, from the
+        # last to the first (3x faster than an argmax over the flattened windows, whose inner
+        # loops are one window long)
+        tap_type = np.uint8 if len(planes) <= 256 else np.int64
+        first = np.full(best.shape, len(planes) - 1, tap_type)
+        holds = np.empty(best.shape, bool)
+        for number in range(len(planes) - 2, -1, -1):
+            np.equal(planes[number], best, out=holds)
+            np.putmask(first, holds, number)
+        # flat position within the channel: the window's origin plus the tap's offset (a
+        # window that is not empty has its maximum in the data, never in the padding)
         sizes = data.shape[2:]
-        grid = np.full([b + s + e for b, s, e in zip(begin, sizes, extended)], -1, np.int64)
-        inner = tuple(slice(b, b + s) for b, s in zip(begin, sizes))
-        grid[inner] = np.arange(int(np.prod(sizes)), dtype=np.int64).reshape(sizes)
-        grid_view = self._grid_windows(grid, out_shape[2:])
-        positions = grid_view.reshape(*out_shape[2:], -1)
-        spatial_index = np.take_along_axis(
-            np.broadcast_to(positions, (*out_shape, positions.shape[-1])), arg[..., None], -1
-        )[..., 0]
-        spatial_index = np.where(empty, 0, spatial_index)
+        pitches = [int(np.prod(sizes[a + 1 :])) for a in range(spatial)]
+        dilations = self.spatial_dilations()
+        out_sizes = best.shape[2:]
+        origin = np.zeros(out_sizes, np.int64)
+        for axis in range(spatial):
+            along = (np.arange(out_sizes[axis]) * self.strides[axis] - begin[axis]) * pitches[axis]
+            origin += along.reshape([-1 if a == axis else 1 for a in range(spatial)])
+        offsets = np.zeros(len(planes), np.int64)
+        for number, tap in enumerate(np.ndindex(*kernel)):
+            offsets[number] = sum(t * d * p for t, d, p in zip(tap, dilations, pitches))
+        spatial_index = np.where(empty, 0, origin + offsets[first])
         channel_size = int(np.prod(sizes))
         n, c = data.shape[:2]
         offsets = (np.arange(n)[:, None] * c + np.arange(c)[None, :]) * channel_size
@@ -121,12 +129,6 @@ class _MaxPool(PoolingFamily):
         if axis != 0:
             index = index % int(np.prod(data.shape[axis:]))
         return [values, index.astype(self.index_element_type.numpy_dtype)]
-
-    def _grid_windows(self, grid, out_sizes):
-        view = window_view(
-            grid[None, None], out_sizes, self.kernel, self.strides, self.spatial_dilations()
-        )
-        return view[0, 0]
 
 
 _INDEX = (

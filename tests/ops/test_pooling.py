@@ -155,8 +155,9 @@ MAX_CASES = [
 @pytest.mark.parametrize("version", [1, 8, 14])
 @pytest.mark.parametrize("case", MAX_CASES)
 def test_max_pool_matches_cpu_plugin_bit_for_bit(version, case, special):
-    """MaxPool-1 takes the values-only path (a max over the kernel taps), 8 and 14 the argmax
-    one; with and without NaN (which the kernel hides only when there is one)."""
+    """MaxPool-1 takes the values-only path (a max over the kernel taps), 8 and 14 also find
+    the first tap holding it; with and without NaN (which the kernel hides only when there is
+    one), and many ties."""
     if version == 1 and (case["dilations"] != [1] * len(case["kernel"]) or "axis" in case):
         pytest.skip("MaxPool-1 has no dilations and no axis")
     rng = np.random.default_rng(11)
