@@ -17,6 +17,12 @@ Each row prints the times and the ratios irrun / openvino and irrun / numpy, and
 difference from OpenVINO relative to ``sqrt(K) * max|x| * max|w|`` (what the op docstrings'
 tolerances are stated in). ``--quick`` runs small sizes and one repeat (for CI: it proves the
 script still works). Not a test.
+
+``--breakdown MODEL.xml [--inputs NPZ] [--threads N]`` times a whole model instead, per op
+type: irrun's time in each layer (``Model.run(on_step=...)``, best of ``--repeat`` runs per
+layer) beside OpenVINO's (its CPU plugin's ``PERF_COUNT`` profile of its fastest run, same
+threads; the plugin fuses activations and biases into the layer before them, which then
+show 0), to see where a model's time goes.
 """
 
 from __future__ import annotations
@@ -206,12 +212,64 @@ def _parameters(node):
     return sorted(found, key=lambda p: p.get_friendly_name())
 
 
+def breakdown(xml: str, inputs, threads: int, repeat: int) -> None:
+    """Print a model's time per op type in irrun and in OpenVINO's CPU plugin."""
+    from collections import Counter, defaultdict
+
+    model = irrun.load(xml)
+    feeds = dict(np.load(inputs)) if inputs else model.random_inputs()
+    layer_best: dict = {}
+
+    def record(step):
+        if step.layer.type not in ("Const", "Parameter", "Result"):
+            key = id(step.layer)
+            layer_best[key] = (step.layer.type, min(step.seconds, layer_best.get(key, (0, 1e9))[1]))
+
+    model.run(feeds, threads=threads)  # warm-up
+    for _ in range(repeat):
+        model.run(feeds, threads=threads, on_step=record)
+    ours, counts = defaultdict(float), Counter()
+    for kind, seconds in layer_best.values():
+        ours[kind] += seconds * 1e3
+        counts[kind] += 1
+    config = {"INFERENCE_NUM_THREADS": threads, "INFERENCE_PRECISION_HINT": "f32",
+              "PERF_COUNT": "YES"}  # fmt: skip
+    request = ov.Core().compile_model(xml, "CPU", config).create_infer_request()
+    fastest = None
+    for _ in range(max(repeat, 3)):
+        start = time.perf_counter()
+        request.infer(feeds)
+        took = time.perf_counter() - start
+        if fastest is None or took < fastest[0]:
+            fastest = (took, request.get_profiling_info())
+    theirs = defaultdict(float)
+    for info in fastest[1]:
+        kind = "MatMul" if info.node_type == "FullyConnected" else info.node_type
+        theirs[kind] += info.real_time.total_seconds() * 1e3
+    print(f"{xml}: threads {threads}, best of {repeat} per layer, ms")
+    print(f"{'op type':<28} {'layers':>6} {'irrun':>9} {'openvino':>9} {'ratio':>7}")
+    for kind in sorted(ours, key=lambda k: -ours[k]):
+        other = theirs.get(kind, 0.0)
+        ratio = f"{ours[kind] / other:7.1f}" if other > 0 else f"{'-':>7}"
+        print(f"{kind:<28} {counts[kind]:6d} {ours[kind]:9.2f} {other:9.2f} {ratio}")
+    rest = sum(v for k, v in theirs.items() if k not in ours)
+    print(f"{'(OpenVINO only: reorders...)':<28} {'':6} {'':9} {rest:9.2f}")
+    print(f"{'sum of layers':<28} {sum(counts.values()):6d} {sum(ours.values()):9.2f} "
+          f"{sum(theirs.values()):9.2f}")  # fmt: skip
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
+    parser.add_argument("--breakdown", metavar="MODEL.xml", help="time one model per op type")
+    parser.add_argument("--inputs", metavar="NPZ", help="with --breakdown: the model's inputs")
+    parser.add_argument("--threads", type=int, default=1, help="with --breakdown")
     args = parser.parse_args(argv)
     repeat = 1 if args.quick else args.repeat
+    if args.breakdown:
+        breakdown(args.breakdown, args.inputs, args.threads, repeat)
+        return
     threads = blas_threads()
     print(
         f"threads: numpy BLAS {threads}, OpenVINO INFERENCE_NUM_THREADS {threads}; "
