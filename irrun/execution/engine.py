@@ -770,12 +770,18 @@ def _has_into(op_class) -> bool:
     return into is not None and evaluate is not None and issubclass(into, evaluate)
 
 
+def _writes_fresh(op) -> bool:
+    """True when the op's outputs are arrays it allocated (never its inputs nor views of
+    them): ops that write their results themselves through ``evaluate_into``."""
+    return op is not None and _has_into(type(op)) and getattr(op, "writes_into", True)
+
+
 def _into_of(op, outs):
     """``op.evaluate_into`` when a run may call it for this node: the op's class defines it
     (with its ``evaluate``), the op writes the outputs itself (``writes_into``, default
     True) and each output has a static shape and a numeric or boolean dtype (strings and
     objects are computed and copied); else ``None``."""
-    if op is None or not _has_into(type(op)) or not getattr(op, "writes_into", True):
+    if not _writes_fresh(op):
         return None
     if not outs or any(shape is None or dtype is None or dtype.kind in "OUST"
                        for _, shape, dtype in outs):  # fmt: skip
@@ -828,8 +834,8 @@ def _plan_buffers(program, keep) -> _Pool | None:
     buffers (``program.pooled``); return the pool (``None``: no layer uses one).
 
     In place: an element-wise layer (``in_place`` op, ``evaluate_into``) writes its output
-    into an input of the same shape and dtype when it is that input's last reader and the
-    input is owned by this run alone: produced here by a layer that returns fresh arrays
+    into an input of the same shape and dtype (a dynamic shape checked on each run) when it
+    is that input's last reader and the input is owned by this run alone: produced here by a layer that returns fresh arrays
     (one with ``evaluate_into``), read before only by such layers (none made a view of it),
     neither fed, folded nor a model output (``keep``).
 
@@ -849,22 +855,28 @@ def _plan_buffers(program, keep) -> _Pool | None:
         for slot, _, _ in node.outs:
             producer[slot] = index
     program.producer_index = producer
-    fresh = [node.into is not None for node in nodes]
+    fresh = [_writes_fresh(node.op) for node in nodes]
     expected = {slot: (shape, dtype) for node in nodes for slot, shape, dtype in node.outs}
     in_place: dict[int, int] = {}  # node index -> the input slot it writes into
     for index, node in enumerate(nodes):
-        if node.into is None or not getattr(node.op, "in_place", False) or len(node.outs) != 1:
+        if not fresh[index] or not getattr(node.op, "in_place", False) or len(node.outs) != 1:
             continue
         _, shape, dtype = node.outs[0]
-        if _nbytes(shape, dtype) < IN_PLACE_MIN_BYTES:
+        if dtype is None or dtype.kind in "OUST":
+            continue
+        # A static shape is checked here, once; a dynamic one on each run.
+        static = shape is not None
+        if static and _nbytes(shape, dtype) < IN_PLACE_MIN_BYTES:
             continue
         for position, slot in enumerate(node.ins):
             source = producer.get(slot)
             if (slot in node.frees and slot not in keep and source is not None and fresh[source]
-                    and expected[slot] == (shape, dtype)
+                    and expected[slot][1] == dtype
+                    and (not static or expected[slot][0] == shape)
                     and all(fresh[r] for r in readers[slot] if r != index)):  # fmt: skip
                 in_place[index] = slot
-                node.evaluate = _in_place(node.evaluate, node.into, position)
+                into = node.op.evaluate_into
+                node.evaluate = _in_place(node.evaluate, into, position, checked=static)
                 break
     if any(getattr(n.op, "uses_state", False) or getattr(n.op, "runs_bodies", False)
            for n in nodes):  # fmt: skip
@@ -919,18 +931,32 @@ def _plan_buffers(program, keep) -> _Pool | None:
     return pool
 
 
-def _in_place(evaluate, into, position):
+def _in_place(evaluate, into, position, checked):
     """A node's callable that writes its output into input ``position`` (see
-    :func:`_plan_buffers`)."""
+    :func:`_plan_buffers`); unless the plan ``checked`` the shapes (static), it does so only
+    when the inputs broadcast to that input's shape and it is big enough to be worth it."""
 
     def run(arguments):
         target = arguments[position]
         if not target.flags.writeable:  # (not expected: the plan picks fresh arrays)
             return evaluate(arguments)
+        if not checked and (target.nbytes < IN_PLACE_MIN_BYTES
+                            or not _broadcasts_to(arguments, target.shape)):  # fmt: skip
+            return evaluate(arguments)
         into(arguments, [target])
         return [target]
 
     return run
+
+
+def _broadcasts_to(arrays, shape) -> bool:
+    """True when ``arrays`` broadcast (numpy rules) to exactly ``shape``."""
+    if all(a.shape == shape for a in arrays):
+        return True
+    try:
+        return np.broadcast_shapes(*(a.shape for a in arrays)) == shape
+    except ValueError:
+        return False  # evaluate reports it
 
 
 def _into_buffers(into, pool, specs):

@@ -169,9 +169,9 @@ def _below(indices: np.ndarray, bound: int) -> bool:
 def _all_in_range(indices: np.ndarray, sizes, negatives_allowed: bool) -> bool:
     """True if every index is in ``[0, size-1]`` (``[-size, size-1]`` with negatives allowed)."""
     if isinstance(sizes, int):
-        if negatives_allowed:
-            return bool(indices.min() >= -sizes and indices.max() < sizes)
-        return _below(indices, sizes)
+        if _below(indices, sizes):  # the usual case, settled in one pass
+            return True
+        return negatives_allowed and bool(indices.min() >= -sizes and indices.max() < sizes)
     if min(sizes) == 0:
         return False
     if negatives_allowed:

@@ -107,6 +107,24 @@ def test_results_are_the_same_with_and_without_buffers(tmp_path, monkeypatch):
         assert np.array_equal(buffered.run({"x": x})["y"], plain)
 
 
+def test_dynamic_shapes_write_in_place_when_the_run_s_shapes_allow(tmp_path, small_buffers):
+    x, row = param([-1, 3], name="x"), param([-1], name="row")
+    gathered = named(opset8.gather(x, opset1.constant(np.array([1, 0], np.int64)),
+                                   opset1.constant(np.int64(0))), "gathered")  # fmt: skip
+    plus = named(opset1.add(gathered, row), "plus")  # [2, 3] + [3] or [2, 3] + [1]: fits
+    y = named(opset1.concat([plus, x], 0), "y")
+    model = save(tmp_path, [opset1.result(y)], [x, row])
+    compiled = CompiledModel(model)
+    assert plan(compiled)["plus"] == "in place"
+    x_value = np.arange(6, dtype=F32).reshape(2, 3)
+    for row_value in (np.array([10, 20, 30], F32), np.array([5], F32)):
+        expected = np.concatenate([x_value[[1, 0]] + row_value, x_value])
+        assert np.array_equal(compiled.run({"x": x_value, "row": row_value})["y"], expected)
+    # A row of 2 does not broadcast to [2, 3]: the Add's own error, not a write into gathered.
+    with pytest.raises(irrun.ExecutionError, match="Add"):
+        compiled.run({"x": x_value, "row": np.ones(2, F32)})
+
+
 def test_a_fed_input_read_last_by_an_element_wise_layer_is_not_written(tmp_path, small_buffers):
     x = param([5])
     model = save(tmp_path, [opset1.result(named(opset1.negative(x), "y"))], [x])
