@@ -6,4 +6,7 @@
 - :mod:`tests.helpers.openvino_oracle`: OpenVINO as the oracle for op tests.
 - :mod:`tests.helpers.strategies`: hypothesis strategies for partial shapes, and small helpers
   the op tests share (a bare op, a validated net, one diagnostic of a report).
+- :mod:`tests.helpers.conv_strategies`: the drawn cases of the convolution family's tests.
+- :mod:`tests.helpers.recurrent`: builders and checks of the LSTM/GRU/RNN cell and sequence
+  tests.
 """
