@@ -63,6 +63,8 @@ def _check_body_structure(graph, emit) -> None:
     from irrun.validation.structure import check_structure
 
     for layer in graph.layers:
+        if not layer.bodies:  # (most layers have none)
+            continue
         for tag, body in layer.bodies.items():
             held = HeldDiagnostics(emit, f"in the {tag} of {layer.describe()}: ")
             check_structure(body, held, is_fragment=False, is_body=True)

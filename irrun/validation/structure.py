@@ -13,24 +13,36 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
 
     ``emit(code, message, layer=None, line=None, port=None, hint=None)`` records a diagnostic.
     """
-    first_seen: dict[int, object] = {}
+    layers = graph.layers
+    first_seen: dict[int, object] = graph._by_id  # the first layer of each id, as indexed
+    unique = len(first_seen) == len(layers)  # (the usual case: no id to look up per layer)
+    if not unique:
+        first_seen = {}
     input_ports, repeated_port_ids = 0, False
-    for layer in graph.layers:
-        if layer.id in first_seen:
-            emit(
-                "duplicate-layer-id",
-                f"layer id {layer.id} ({layer.name!r}) is already used by "
-                f"{first_seen[layer.id].describe()} at line {first_seen[layer.id].line}",
-                layer=layer,
-                hint="give every layer a unique id (and update the edges that refer to it)",
-            )
+    for layer in layers:
+        if not unique:
+            if layer.id in first_seen:
+                emit(
+                    "duplicate-layer-id",
+                    f"layer id {layer.id} ({layer.name!r}) is already used by "
+                    f"{first_seen[layer.id].describe()} at line {first_seen[layer.id].line}",
+                    layer=layer,
+                    hint="give every layer a unique id (and update the edges that refer to it)",
+                )
+                continue
+            first_seen[layer.id] = layer
+        inputs, outputs = layer.inputs, layer.outputs
+        input_ports += len(inputs)
+        if len(inputs) < 2 and len(outputs) < 2:
             continue
-        first_seen[layer.id] = layer
-        input_ports += len(layer.inputs)
-        if len(layer.inputs) < 2 and len(layer.outputs) < 2:
-            continue
-        for direction, ports in (("input", layer.inputs), ("output", layer.outputs)):
-            if len(ports) < 2 or len({port.id for port in ports}) == len(ports):
+        for direction, ports in (("input", inputs), ("output", outputs)):
+            count = len(ports)
+            if count < 2:
+                continue
+            if count == 2:  # the common case, without building a set
+                if ports[0].id != ports[1].id:
+                    continue
+            elif len({port.id for port in ports}) == count:
                 continue
             repeated_port_ids = True
             seen: dict[int, object] = {}
@@ -95,24 +107,32 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
     # Without repeated port ids, each input port has at most one producer entry: as many
     # entries as input ports means every input is fed (the usual case, checked at once).
     unfed_possible = not is_fragment and (repeated_port_ids or len(producers) != input_ports)
-    for layer in first_seen.values():
-        for port in layer.inputs if unfed_possible else ():
-            if (layer.id, port.id) not in producers:
-                emit(
-                    "unconnected-input",
-                    f"{layer.describe()} input port {port.id} has no edge feeding it",
-                    layer=layer,
-                    line=port.line,
-                    hint="add an <edge> to this port, or remove the port",
-                )
-        if layer.type == "Parameter" and not is_fragment and not is_body:
-            if not any(graph.consumers(port) for port in layer.outputs):
-                emit(
-                    "unused-parameter",
-                    f"{layer.describe()} feeds nothing; OpenVINO drops layers that no Result "
-                    "depends on, so this input disappears",
-                    layer=layer,
-                )
+    whole_graph = not is_fragment and not is_body  # (unused Parameters, no Result)
+    has_result = False
+    if unfed_possible or whole_graph:
+        for layer in first_seen.values():
+            for port in layer.inputs if unfed_possible else ():
+                if (layer.id, port.id) not in producers:
+                    emit(
+                        "unconnected-input",
+                        f"{layer.describe()} input port {port.id} has no edge feeding it",
+                        layer=layer,
+                        line=port.line,
+                        hint="add an <edge> to this port, or remove the port",
+                    )
+            layer_type = layer.type
+            if layer_type == "Result":
+                has_result = True
+            elif layer_type == "Parameter" and whole_graph:
+                if not any(graph.consumers(port) for port in layer.outputs):
+                    emit(
+                        "unused-parameter",
+                        f"{layer.describe()} feeds nothing; OpenVINO drops layers that no "
+                        "Result depends on, so this input disappears",
+                        layer=layer,
+                    )
+        if not unique:  # a Result among the layers of a repeated id counts too
+            has_result = any(x.type == "Result" for x in layers)
 
     cycle = find_cycle(graph) if len(graph.acyclic_order()) != len(graph._by_id) else []
     if cycle:
@@ -127,7 +147,7 @@ def check_structure(graph, emit, *, is_fragment: bool, is_body: bool = False) ->
     if getattr(graph, "ir_version", None) == 10:
         _check_v10_name_collisions(graph, emit)
 
-    if not is_fragment and not is_body and not any(x.type == "Result" for x in graph.layers):
+    if whole_graph and not has_result:
         emit(
             "no-result",
             "the model has no Result layer, so OpenVINO would give it no outputs (and drop "
