@@ -140,14 +140,16 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         trusted_types = {}
     if gaps is None:
         gaps = []
-    declared_only: set[int] = set()  # id(output port) whose declaration flows on unchecked
-    mistaken: dict[int, object] = {}  # id(output port) -> the error about its own declaration
-    flowing: dict[int, TensorInfo] = {}  # id(output port) -> what flows out of it
-    causes: dict[int, object] = {}  # id(output port) -> the diagnostic that tainted it
+    # Keyed by the port objects themselves (ports hash by identity; no id() call per lookup).
+    declared_only: set = set()  # output ports whose declaration flows on unchecked
+    mistaken: dict = {}  # output port -> the error about its own declaration
+    flowing: dict = {}  # output port -> what flows out of it (TensorInfo)
+    causes: dict = {}  # output port -> the diagnostic that tainted it
     checked = trusted = 0
-    # id(input port) -> the output port feeding it (the first edge into it, as indexed)
-    producer_of = {id(port): producer for _, producer, port in graph._producers.values()}
+    # input port -> the output port feeding it (the first edge into it, as indexed)
+    producer_of = {port: producer for _, producer, port in graph._producers.values()}
     labels: dict[type, str] = {}
+    kernels: dict[type, bool] = {}  # op class -> has_kernel (asked for nearly every layer)
     resolved: dict[tuple, object] = {}  # (type, version) -> lookup_layer's answer
     order = _flow_order(graph)
     if progress is not None:
@@ -159,7 +161,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         if layer.inputs:
             edges_disagree = False
             for port in layer.inputs:
-                producer = producer_of.get(id(port))
+                producer = producer_of.get(port)
                 producers.append(producer)
                 if producer is None:
                     inputs.append(_declared(port))
@@ -169,10 +171,9 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                     or producer.element_type is not port.element_type
                 ):
                     edges_disagree = True
-                key = id(producer)
-                inputs.append(flowing.get(key) or _declared(producer))
-                if causes and key in causes:
-                    input_causes.append(causes[key])
+                inputs.append(flowing.get(producer) or _declared(producer))
+                if causes and producer in causes:
+                    input_causes.append(causes[producer])
             if edges_disagree:  # both ends declaring the same is the rule: check exceptions
                 _check_edges(layer, producers, emit, mistaken)
             if results is not None and layer.type == "Result":
@@ -191,8 +192,8 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                 trusted_types[label] = trusted_types.get(label, 0) + 1
             _report_unresolved(layer, resolution, emit)
             for port in layer.outputs:
-                flowing[id(port)] = _trusted(port)
-                declared_only.add(id(port))
+                flowing[port] = _trusted(port)
+                declared_only.add(port)
             continue
 
         fed = feeds.get(layer.id) if feeds and layer.type == "Parameter" else None
@@ -213,7 +214,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                 ):  # as below, for a layer that declares exactly what it gives
                     port.inferred_shape = info.shape
                     port.inferred_type = info.element_type
-                    flowing[id(port)] = info
+                    flowing[port] = info
                     checked += 1
                     continue
 
@@ -247,27 +248,29 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                 trusted += 1
                 trusted_types[label] = trusted_types.get(label, 0) + 1
             for port in layer.outputs:
-                flowing[id(port)] = _trusted(port)
-                declared_only.add(id(port))
+                flowing[port] = _trusted(port)
+                declared_only.add(port)
                 if input_causes:
-                    causes[id(port)] = input_causes[0]
+                    causes[port] = input_causes[0]
             continue
         checked += 1
         unchecked = context.failed
         if declared_only and not unchecked:
             for source in producers:
-                if source is not None and id(source) in declared_only:
+                if source is not None and source in declared_only:
                     unchecked = True
                     break
         if unchecked:  # what flows out rests on something unchecked: its gaps are not irrun's
-            declared_only.update(id(port) for port in layer.outputs)
+            declared_only.update(layer.outputs)
         declared_outputs = None
         foldable = None  # every input a known constant and the op runnable (asked once)
         folded = None  # the op's outputs, evaluated once for all of them
         for index, (port, info) in enumerate(zip(layer.outputs, outputs)):
             if info._pending is None and info.value is None:  # (may_have_value, inlined)
                 if foldable is None:
-                    foldable = has_kernel(op_class)
+                    foldable = kernels.get(op_class)
+                    if foldable is None:
+                        foldable = kernels[op_class] = has_kernel(op_class)
                     for known in inputs:  # (a loop: cheaper than all() over a generator)
                         if known._pending is None and known.value is None:  # (not computed)
                             foldable = False
@@ -288,7 +291,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                 problems = _compare(op, port, info, fed is not None)
                 if (
                     not problems
-                    and id(port) not in declared_only
+                    and port not in declared_only
                     and _less_precise(info.shape, port.declared_shape)
                 ):  # a limit of irrun's inference (not of what flowed in)
                     gaps.append(port)
@@ -297,12 +300,12 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                 # them too), so they never narrow an inferred shape.
                 port.inferred_shape = info.shape
                 port.inferred_type = info.element_type
-                flowing[id(port)] = info
+                flowing[port] = info
                 if input_causes:
-                    causes[id(port)] = input_causes[0]
+                    causes[port] = input_causes[0]
                 continue
             port.inferred_shape, port.inferred_type = info.shape, info.element_type
-            flowing[id(port)] = info
+            flowing[port] = info
             for code, message in problems:
                 if input_causes:
                     # A declaration that merely follows from an earlier mistake (it is what the
@@ -312,12 +315,12 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                     if _follows(code, port, declared_outputs, index):
                         cause = input_causes[0]
                         cause.notes.append(f"follow-on: line {port.line}: {message}")
-                        causes.setdefault(id(port), cause)
+                        causes.setdefault(port, cause)
                         continue
                 diagnostic = emit(code, message, layer=layer, line=port.line, port=port,
                                   op=label, hint=_mismatch_hint(port, info, code))  # fmt: skip
-                causes.setdefault(id(port), diagnostic)
-                mistaken.setdefault(id(port), diagnostic)
+                causes.setdefault(port, diagnostic)
+                mistaken.setdefault(port, diagnostic)
     return checked, trusted
 
 
@@ -568,13 +571,13 @@ def _follows(code, port, declared_outputs, index) -> bool:
 
 def _check_edges(layer, producers, emit, mistaken=None) -> None:
     """Edge agreement: both ends of each edge declare the same dims and element type. Where
-    the producer's declaration was already reported wrong (``mistaken``: output port id ->
+    the producer's declaration was already reported wrong (``mistaken``: output port ->
     that error) and this end declares what was inferred there (dims or precision), the
     disagreement is a note of that error: one wrong declaration, one error."""
     for port, producer in zip(layer.inputs, producers):
         if producer is None:
             continue
-        earlier = mistaken.get(id(producer)) if mistaken else None
+        earlier = mistaken.get(producer) if mistaken else None
         inferred = producer.inferred_shape
         if not producer.declared_shape.compatible(port.declared_shape):
             if (
