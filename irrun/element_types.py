@@ -19,7 +19,7 @@ dtype('float32')
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 __all__ = [
     "ElementType",
@@ -54,17 +54,21 @@ class ElementType:
     kind: str
     _dtype_name: str
 
-    @property
+    # numpy_dtype, is_integer and is_sub_byte are cached on the instance (cached_property
+    # writes the instance dict, which a frozen dataclass allows): shape rules ask them for
+    # nearly every layer.
+
+    @cached_property
     def numpy_dtype(self):
         """The numpy dtype arrays of this type are held in (``None`` for ``dynamic``)."""
         return _numpy_dtype(self._dtype_name)
 
-    @property
+    @cached_property
     def is_integer(self) -> bool:
         """True for signed and unsigned integer types (not boolean)."""
         return self.kind in ("int", "uint")
 
-    @property
+    @cached_property
     def is_sub_byte(self) -> bool:
         """True for types packed several to a byte in the ``.bin``."""
         return 0 < self.bits < 8

@@ -183,8 +183,10 @@ class Shape:
     def __init__(self, dims=()):
         if dims is not None:
             dims = tuple(dims)
-            if not all(type(d) is Dim for d in dims):
-                dims = tuple(d if isinstance(d, Dim) else static_dim(int(d)) for d in dims)
+            for d in dims:  # (a loop: cheaper than all() over a generator)
+                if type(d) is not Dim:
+                    dims = tuple(d if isinstance(d, Dim) else static_dim(int(d)) for d in dims)
+                    break
         object.__setattr__(self, "dims", dims)
 
     def __setattr__(self, name, value):
@@ -237,8 +239,17 @@ class Shape:
         if sizes is not _UNSET:
             return sizes
         dims = self.dims
-        static = dims is not None and all(d.lower == d.upper for d in dims)
-        sizes = tuple(d.lower for d in dims) if static else None
+        sizes = None
+        if dims is not None:
+            sizes = []
+            for d in dims:  # (a loop: cheaper than two generators)
+                lower = d.lower
+                if lower != d.upper:
+                    sizes = None
+                    break
+                sizes.append(lower)
+            if sizes is not None:
+                sizes = tuple(sizes)
         object.__setattr__(self, "_sizes", sizes)
         return sizes
 

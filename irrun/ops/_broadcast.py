@@ -154,12 +154,23 @@ def _merge(a: Shape, b: Shape, mode: str, axis: int) -> tuple[Shape | None, str 
     return shape_of_dims(tuple(dims)), None
 
 
+#: (sizes, sizes) -> their numpy broadcast (or None): real models broadcast the same few
+#: static pairs (a feature map and its per-channel scale) again and again.
+_STATIC_NUMPY: dict[tuple, Shape | None] = {}
+_STATIC_NUMPY_LIMIT = 4096
+_UNSET = object()
+
+
 def _static_numpy(a: Shape, b: Shape) -> Shape | None:
     """The numpy broadcast of two static shapes that broadcast (``None`` when either is not
     static or they clash: the general path then explains), on plain sizes."""
     left, right = a._static_sizes(), b._static_sizes()
     if left is None or right is None:
         return None
+    key = (left, right)
+    found = _STATIC_NUMPY.get(key, _UNSET)
+    if found is not _UNSET:
+        return found
     rank = max(len(left), len(right))
     left = (1,) * (rank - len(left)) + left
     right = (1,) * (rank - len(right)) + right
@@ -170,8 +181,12 @@ def _static_numpy(a: Shape, b: Shape) -> Shape | None:
         elif x == 1:
             sizes.append(y)
         else:
-            return None
-    return shape_of_dims(tuple([static_dim(size) for size in sizes]))
+            sizes = None
+            break
+    found = None if sizes is None else shape_of_dims(tuple([static_dim(size) for size in sizes]))
+    if len(_STATIC_NUMPY) < _STATIC_NUMPY_LIMIT:
+        _STATIC_NUMPY[key] = found
+    return found
 
 
 def broadcast_pair(a: Shape, b: Shape, mode: str = "numpy", axis: int = -1) -> Shape | None:
@@ -195,6 +210,10 @@ _HINTS = {
 def broadcast_shapes(op, infos, mode: str = "numpy", axis: int = -1, ports=None) -> Shape | None:
     """The broadcast shape of ``infos[p].shape`` for ``p`` in ``ports`` (default: every input),
     folded left to right; reports ``input-dims`` on ``op`` and returns ``None`` on a clash."""
+    if ports is None and len(infos) == 2:  # the common case: two inputs that broadcast
+        merged = _merge(infos[0].shape, infos[1].shape, mode, axis)[0]
+        if merged is not None:
+            return merged
     positions = list(range(len(infos)) if ports is None else ports)
     first = positions[0]
     result = infos[first].shape

@@ -78,7 +78,10 @@ def signed_elements(info: TensorInfo, floats: bool = False) -> tuple | None:
     is ``-1``; a NaN or infinite element gives ``None``), for the ops that accept float axes."""
     if floats and info.value is not None:
         array = np.asarray(info.value)
-        floating = array.dtype.kind == "f" or "float" in array.dtype.name
+        kind = array.dtype.kind
+        # (numpy builds dtype.name in Python: asked only of the kinds that may be a float of
+        # ml_dtypes, never of the integers this mostly reads)
+        floating = kind == "f" or (kind not in "iub" and "float" in array.dtype.name)
         if array.ndim <= 1 and array.size <= MAX_ELEMENTS and floating:
             if not np.isfinite(array).all():
                 return None

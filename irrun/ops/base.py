@@ -59,8 +59,10 @@ class TensorInfo:
     """
 
     # _pending: ``(function, index)`` computing the value on first read, or None; while it
-    # is pending the ``value`` slot is empty, so reading it calls __getattr__ (plain reads of
-    # a set slot cost no Python call)
+    # is pending the ``value`` slot is empty and the object is a _DeferredInfo, whose
+    # __getattr__ computes it. TensorInfo itself has no __getattr__: a class with one makes
+    # every attribute read take the slow generic path (the interpreter specialises slot reads
+    # only for plain classes), and rules read shapes and types of every input.
     __slots__ = ("shape", "element_type", "value", "why", "partial", "_pending")
 
     def __init__(self, shape: Shape, element_type: ElementType = DYNAMIC_TYPE,
@@ -72,20 +74,12 @@ class TensorInfo:
         self.partial = partial
         self._pending = None
 
-    def __getattr__(self, name):
-        if name == "value":  # a deferred value, read for the first time
-            pending = self._pending
-            if pending is not None:
-                self._pending = None
-                value = self.value = pending[0](pending[1])
-                return value
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
     def defer(self, function, index: int) -> None:
         """Make the value ``function(index)``, computed when first read (validation folds
         constant weights this way: most are never read)."""
         if self._pending is None:  # (when already deferred, the slot is empty)
             del self.value
+            self.__class__ = _DeferredInfo
         self._pending = (function, index)
 
     @property
@@ -102,12 +96,29 @@ class TensorInfo:
                 f"value={self.value!r}, why={self.why!r}, partial={self.partial!r})")  # fmt: skip
 
     def __eq__(self, other):
-        if other.__class__ is not self.__class__:
+        if not isinstance(other, TensorInfo):
             return NotImplemented
         return (self.shape, self.element_type, self.value, self.why, self.partial) == (
             other.shape, other.element_type, other.value, other.why, other.partial)  # fmt: skip
 
     __hash__ = None  # as a dataclass with eq: mutable, not hashable
+
+
+class _DeferredInfo(TensorInfo):
+    """A :class:`TensorInfo` whose value is still to be computed (see :meth:`~TensorInfo.defer`);
+    it becomes a plain TensorInfo again when the value is read."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name == "value":  # a deferred value, read for the first time
+            pending = self._pending
+            if pending is not None:
+                self._pending = None
+                self.__class__ = TensorInfo
+                value = self.value = pending[0](pending[1])
+                return value
+        raise AttributeError(f"'TensorInfo' object has no attribute {name!r}")
 
 
 class OpContext:
@@ -220,7 +231,8 @@ class Op:
         declared = self.attributes
         if declared is not None:
             self._parse_attributes(declared)
-        self.setup()
+        if type(self).setup is not Op.setup:  # (most ops check nothing across attributes)
+            self.setup()
 
     def setup(self) -> None:
         """Checks across attributes, after they are parsed (report problems, set
@@ -248,6 +260,9 @@ class Op:
         key = (type(self), id(declared), *given.items())
         parsed = _PARSED.get(key)
         if parsed is not None:
+            if type(parsed) is dict:  # no list to copy, no property to go through
+                self.__dict__.update(parsed)
+                return
             for field, value in parsed:
                 setattr(self, field, value if type(value) is not list else list(value))
             return
@@ -271,7 +286,7 @@ class Op:
         if known < len(given):
             self._report_unknown(declared)
         elif not self.incomplete and len(_PARSED) < _PARSED_LIMIT:  # nothing was reported
-            _PARSED[key] = tuple(values)
+            _PARSED[key] = _stored(type(self), values)
 
     def _parse_value(self, attribute: Attribute, text: str):
         try:
@@ -368,9 +383,10 @@ class Op:
 
 _PLANS: dict[type, tuple] = {}
 
-#: (op class, declared attributes, attributes as written) -> ((field, value), ...): sets
-#: parsed without a problem (lists are copied out: an op may change its own).
-_PARSED: dict[tuple, tuple] = {}
+#: (op class, declared attributes, attributes as written) -> ((field, value), ...), or a
+#: dict of them (see _stored): sets parsed without a problem (lists are copied out: an op
+#: may change its own).
+_PARSED: dict[tuple, tuple | dict] = {}
 _PARSED_LIMIT = 1 << 14
 
 
@@ -383,6 +399,16 @@ def _plan(op_class: type, declared) -> tuple:
         plan = _PLANS[op_class] = (declared, tuple((a, a.field) for a in declared
                                                    if a.exists_in(version)))  # fmt: skip
     return plan[1]
+
+
+def _stored(op_class: type, values: list) -> dict | tuple:
+    """What :data:`_PARSED` keeps of a parsed set: a dict the instance's ``__dict__`` takes as
+    it is when no value is a list (copied per op) and no field is a class attribute with a
+    setter (which ``setattr`` would call); else the ``(field, value)`` pairs."""
+    for field, value in values:
+        if type(value) is list or hasattr(type(getattr(op_class, field, None)), "__set__"):
+            return tuple(values)
+    return dict(values)
 
 
 @lru_cache(maxsize=4096)
@@ -458,11 +484,11 @@ def normalize_axes_or_report(op: Op, axes, rank: int, what: str = "axis",
     and Squeeze do. ``line``: the XML line of an error when the axes are an attribute."""
     axes = [int(axis) for axis in axes]
     bound = max(rank, 1) if scalar else rank
-    listed = f" of {axes}" if len(axes) > 1 else ""
-    port = None if port_index is None else op.input_port(port_index)
     result = []
     for axis in axes:
         if not -bound <= axis < bound:
+            listed = f" of {axes}" if len(axes) > 1 else ""
+            port = None if port_index is None else op.input_port(port_index)
             scalar_note = " (a scalar takes -1 and 0)" if scalar and rank == 0 else ""
             op.context.error(
                 "axis-range",
@@ -476,6 +502,7 @@ def normalize_axes_or_report(op: Op, axes, rank: int, what: str = "axis",
             return None
         normalised = axis + bound if axis < 0 else axis
         if unique and normalised in result:
+            port = None if port_index is None else op.input_port(port_index)
             op.context.error(
                 "axis-range",
                 f"{op.describe()}: {what} {axis} is given twice in {axes} (normalised "

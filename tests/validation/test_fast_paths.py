@@ -44,6 +44,17 @@ def test_deferred_value_may_turn_out_unknown():
     assert not info.may_have_value
 
 
+def test_a_read_deferred_value_leaves_a_plain_tensor_info():
+    import pytest
+
+    info = TensorInfo(Shape([1]), why="folded")
+    info.defer(lambda index: np.array([4]), 0)
+    with pytest.raises(AttributeError, match="'TensorInfo' object has no attribute 'size'"):
+        info.size  # noqa: B018
+    assert info.value.tolist() == [4]
+    assert type(info) is TensorInfo and info.why == "folded" and not info._pending
+
+
 def test_setting_a_value_replaces_a_deferred_one():
     info = TensorInfo(Shape([1]))
     info.defer(lambda index: np.array([1]), 0)
@@ -120,3 +131,62 @@ def test_static_reshape_problems_keep_their_messages(tmp_path):
         "layer 2 'r' (Reshape-1): 2*3 = 6 elements cannot be reshaped to [4,2] (4*2 = 8 "
         "elements)",
     )]  # fmt: skip
+
+
+def test_repeated_attribute_sets_without_lists_give_the_same_values():
+    text = _layer("Add", 'auto_broadcast="numpy"', [[2, 3], [2, 3]], [2, 3])
+    from irrun.ops.registry import resolve_layer
+
+    layer = irrun.load(text).layers[0]
+    op_class = resolve_layer(layer)
+    ops = [op_class(layer, irrun.ops.base.OpContext()) for _ in range(2)]  # the second cached
+    assert [op.auto_broadcast for op in ops] == ["numpy", "numpy"]
+    ops[0].auto_broadcast = "none"  # an op's own fields are its own
+    assert ops[1].auto_broadcast == "numpy"
+
+
+def test_a_cached_attribute_set_goes_through_a_field_setter():
+    from irrun.ops.base import Attribute, Op, _stored
+
+    class Setting(Op):
+        type, version = "SettingTest", 1
+        attributes = (Attribute("axis", "int", 0),)
+        seen: list = []
+
+        @property
+        def axis(self):
+            return self._axis
+
+        @axis.setter
+        def axis(self, value):
+            self.seen.append(value)
+            self._axis = value
+
+    layer = irrun.load('<layer id="1" type="SettingTest"><data axis="3"/><output><port id="0"/>'
+                       "</output></layer>").layers[0]  # fmt: skip
+    ops = [Setting(layer, irrun.ops.base.OpContext()) for _ in range(2)]  # the second cached
+    assert Setting.seen == [3, 3] and [op.axis for op in ops] == [3, 3]
+    assert _stored(Setting, [("axis", 3)]) == (("axis", 3),)
+    assert _stored(Op, [("axis", 3), ("mode", "numpy")]) == {"axis": 3, "mode": "numpy"}
+    assert _stored(Op, [("axes", [1, 2])]) == (("axes", [1, 2]),)
+
+
+def test_static_broadcast_remembered_pairs_keep_their_clash():
+    from irrun.ops._broadcast import broadcast_failure, broadcast_pair
+
+    for _ in range(2):  # the second time from the remembered pairs
+        assert str(broadcast_pair(Shape([1, 64, 8, 8]), Shape([1, 64, 1, 1]))) == "[1,64,8,8]"
+        assert str(broadcast_pair(Shape([5, 1]), Shape([3]))) == "[5,3]"
+        assert broadcast_pair(Shape([2, 3]), Shape([4])) is None
+        why = broadcast_failure(Shape([2, 3]), Shape([4]))
+        assert why == "dimension 1: 3 vs 4 cannot broadcast"
+
+
+def test_two_ports_of_one_id_are_reported_and_unique_ids_pass():
+    two = ('<layer id="1" name="a" type="Add" version="opset1"><input><port id="0"><dim>2</dim>'
+           '</port><port id="0"><dim>2</dim></port></input><output><port id="2"><dim>2</dim>'
+           "</port></output></layer>")  # fmt: skip
+    assert _messages(two) == [
+        ("duplicate-port-id", "layer 1 'a' (Add) has two input ports with id 0 (lines 1 and 1)")
+    ]
+    assert _messages(_layer("Add", 'auto_broadcast="numpy"', [[2], [2]], [2])) == []
