@@ -835,9 +835,9 @@ def _plan_buffers(program, keep) -> _Pool | None:
 
     In place: an element-wise layer (``in_place`` op, ``evaluate_into``) writes its output
     into an input of the same shape and dtype (a dynamic shape checked on each run) when it
-    is that input's last reader and the input is owned by this run alone: produced here by a layer that returns fresh arrays
-    (one with ``evaluate_into``), read before only by such layers (none made a view of it),
-    neither fed, folded nor a model output (``keep``).
+    is that input's last reader and the input is owned by this run alone: produced here by
+    a layer that returns fresh arrays (one with ``evaluate_into``), read before only by such
+    layers (none made a view of it), neither fed, folded nor a model output (``keep``).
 
     Kept buffers: the outputs (static, at least :data:`REUSE_MIN_BYTES`, not model outputs)
     of layers with ``evaluate_into``, when no layer keeps arrays beyond the run (state) or
