@@ -222,9 +222,9 @@ class BinaryOp(Broadcasting):
     def evaluate_into(self, inputs, outputs) -> None:
         """:meth:`evaluate` written into ``outputs[0]``, an array of the output's shape and
         dtype; it may be one of the inputs (element ``i`` of the result reads element ``i``
-        of the inputs only). A ``compute`` that is one ufunc call (:data:`_UFUNC_COMPUTES`)
-        writes there directly; any other, and dtypes the ufunc would not keep as they are,
-        compute a new array and copy it."""
+        of the inputs only). An op whose kernel is its ``ufunc`` writes there directly; any
+        other, and dtypes the ufunc would not keep as they are, compute a new array and copy
+        it."""
         a, b = inputs
         (out,) = outputs
         ufunc = _ufunc_of(type(self))
@@ -239,8 +239,13 @@ class BinaryOp(Broadcasting):
         (result,) = self.evaluate(inputs)
         _copy_into(out, result)
 
-    def compute(self, a, b):  # pragma: no cover - every subclass defines it
-        raise NotImplementedError
+    #: The NumPy ufunc that is the whole kernel (``np.add``), or ``None`` when the subclass
+    #: defines ``compute`` instead; with one, :meth:`evaluate_into` writes with ``out=``.
+    ufunc = None
+
+    def compute(self, a, b):
+        """The result on the broadcast inputs: ``ufunc(a, b)`` unless a subclass says more."""
+        return self.ufunc(a, b)
 
 
 class UnaryOp(Op):
@@ -300,35 +305,15 @@ class UnaryOp(Op):
         (result,) = self.evaluate(inputs)
         _copy_into(out, result)
 
-    def compute(self, x):  # pragma: no cover - every subclass defines it
-        raise NotImplementedError
+    #: The NumPy ufunc that is the whole kernel (``np.negative``), or ``None`` when the
+    #: subclass defines ``compute`` instead; with one, :meth:`evaluate_into` writes with ``out=``.
+    ufunc = None
+
+    def compute(self, x):
+        """The result on the input: ``ufunc(x)`` unless a subclass says more."""
+        return self.ufunc(x)
 
 
-#: ``module.Class`` of the classes whose ``compute`` is exactly one NumPy ufunc call on the
-#: inputs, and that ufunc: :meth:`BinaryOp.evaluate_into` and :meth:`UnaryOp.evaluate_into`
-#: call it with ``out=``. A ``compute`` listed here must stay that bare call (each entry is
-#: checked against ``evaluate`` by the tests); a subclass that overrides ``compute`` is not
-#: listed, so it falls back to computing and copying.
-_UFUNC_COMPUTES = {
-    "irrun.ops.add.Add": np.add,
-    "irrun.ops.subtract.Subtract": np.subtract,
-    "irrun.ops.multiply.Multiply": np.multiply,
-    "irrun.ops.logical_and.LogicalAnd": np.logical_and,
-    "irrun.ops.logical_or.LogicalOr": np.logical_or,
-    "irrun.ops.logical_xor.LogicalXor": np.logical_xor,
-    "irrun.ops.less.Less": np.less,
-    "irrun.ops.less_equal.LessEqual": np.less_equal,
-    "irrun.ops.greater.Greater": np.greater,
-    "irrun.ops.greater_equal.GreaterEqual": np.greater_equal,
-    "irrun.ops.equal.Equal": np.equal,
-    "irrun.ops.not_equal.NotEqual": np.not_equal,
-    "irrun.ops.bitwise_and.BitwiseAnd": np.bitwise_and,
-    "irrun.ops.bitwise_or.BitwiseOr": np.bitwise_or,
-    "irrun.ops.bitwise_xor.BitwiseXor": np.bitwise_xor,
-    "irrun.ops.negative.Negative": np.negative,
-    "irrun.ops.abs.Abs": np.abs,
-    "irrun.ops.bitwise_not.BitwiseNot": np.invert,
-}
 # NumPy's own numeric kinds: their ufunc loops keep the inputs' dtype (``ml_dtypes`` types,
 # strings and objects fall back to compute-and-copy).
 _PLAIN_KINDS = frozenset("biufc")
@@ -338,8 +323,8 @@ _UFUNCS: dict = {}
 
 def _ufunc_of(op_class):
     """The ufunc :meth:`evaluate_into` may call for ``op_class`` (``None``: compute and copy):
-    the class that defines the ``compute`` in use is listed in :data:`_UFUNC_COMPUTES`, or is
-    :class:`FloatUnaryOp` with a ufunc ``function``; and ``evaluate`` is the base class's."""
+    its ``ufunc`` when ``compute`` is the base class's, or the ufunc ``function`` of a
+    :class:`FloatUnaryOp`; and ``evaluate`` is the base class's."""
     try:
         return _UFUNCS[op_class]
     except KeyError:
@@ -352,7 +337,8 @@ def _ufunc_of(op_class):
             function = op_class.function
             ufunc = function if isinstance(function, np.ufunc) and function.nin == 1 else None
         else:
-            ufunc = _UFUNC_COMPUTES.get(f"{definer.__module__}.{definer.__qualname__}")
+            ufunc = op_class.ufunc if definer in (BinaryOp, UnaryOp) else None
+            ufunc = ufunc if isinstance(ufunc, np.ufunc) else None
     _UFUNCS[op_class] = ufunc
     return ufunc
 

@@ -22,5 +22,4 @@ class BitwiseAnd(BinaryOp):
     type, version = "BitwiseAnd", 13
     category = "bitwise"
 
-    def compute(self, a, b):
-        return np.bitwise_and(a, b)
+    ufunc = np.bitwise_and

@@ -19,5 +19,4 @@ class BitwiseNot(UnaryOp):
     type, version = "BitwiseNot", 13
     category = "bitwise"
 
-    def compute(self, x):
-        return np.invert(x)
+    ufunc = np.invert

@@ -22,5 +22,4 @@ class BitwiseOr(BinaryOp):
     type, version = "BitwiseOr", 13
     category = "bitwise"
 
-    def compute(self, a, b):
-        return np.bitwise_or(a, b)
+    ufunc = np.bitwise_or

@@ -22,5 +22,4 @@ class BitwiseXor(BinaryOp):
     type, version = "BitwiseXor", 13
     category = "bitwise"
 
-    def compute(self, a, b):
-        return np.bitwise_xor(a, b)
+    ufunc = np.bitwise_xor

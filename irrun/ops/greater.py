@@ -21,5 +21,4 @@ class Greater(BinaryOp):
     type, version = "Greater", 1
     category = "comparison"
 
-    def compute(self, a, b):
-        return np.greater(a, b)
+    ufunc = np.greater

@@ -21,5 +21,4 @@ class GreaterEqual(BinaryOp):
     type, version = "GreaterEqual", 1
     category = "comparison"
 
-    def compute(self, a, b):
-        return np.greater_equal(a, b)
+    ufunc = np.greater_equal

@@ -21,5 +21,4 @@ class Less(BinaryOp):
     type, version = "Less", 1
     category = "comparison"
 
-    def compute(self, a, b):
-        return np.less(a, b)
+    ufunc = np.less

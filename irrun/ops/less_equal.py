@@ -21,5 +21,4 @@ class LessEqual(BinaryOp):
     type, version = "LessEqual", 1
     category = "comparison"
 
-    def compute(self, a, b):
-        return np.less_equal(a, b)
+    ufunc = np.less_equal

@@ -22,5 +22,4 @@ class LogicalAnd(BinaryOp):
     type, version = "LogicalAnd", 1
     category = "logical"
 
-    def compute(self, a, b):
-        return np.logical_and(a, b)
+    ufunc = np.logical_and

@@ -22,5 +22,4 @@ class LogicalOr(BinaryOp):
     type, version = "LogicalOr", 1
     category = "logical"
 
-    def compute(self, a, b):
-        return np.logical_or(a, b)
+    ufunc = np.logical_or

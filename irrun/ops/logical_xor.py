@@ -25,8 +25,7 @@ class LogicalXor(BinaryOp):
     type, version = "LogicalXor", 2
     category = "logical"
 
-    def compute(self, a, b):
-        return np.logical_xor(a, b)
+    ufunc = np.logical_xor
 
 
 @register

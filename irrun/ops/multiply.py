@@ -22,5 +22,4 @@ class Multiply(BinaryOp):
     type, version = "Multiply", 1
     partial_rule = staticmethod(dim_multiply)
 
-    def compute(self, a, b):
-        return np.multiply(a, b)
+    ufunc = np.multiply

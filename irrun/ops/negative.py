@@ -18,5 +18,4 @@ class Negative(UnaryOp):
 
     type, version = "Negative", 1
 
-    def compute(self, x):
-        return np.negative(x)
+    ufunc = np.negative

@@ -21,5 +21,4 @@ class NotEqual(BinaryOp):
     type, version = "NotEqual", 1
     category = "comparison"
 
-    def compute(self, a, b):
-        return np.not_equal(a, b)
+    ufunc = np.not_equal

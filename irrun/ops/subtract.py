@@ -23,5 +23,4 @@ class Subtract(BinaryOp):
     type, version = "Subtract", 1
     partial_rule = staticmethod(dim_subtract)
 
-    def compute(self, a, b):
-        return np.subtract(a, b)
+    ufunc = np.subtract
