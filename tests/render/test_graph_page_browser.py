@@ -281,6 +281,11 @@ def test_a_3000_layer_model_is_written_in_seconds_and_opens_usable(browser, tmp_
         "warning[unknown-op] line 16548: layer 2106 'b300/custom' (Custom0): irrun does not "
         "know op type 'Custom0' of opset 'extension'; not checked, declared dims trusted",
     ]
+    # The view moves to the layer on the next animation frame (boxes out of view are not in
+    # the document until then): wait for it, as a busy machine may not have drawn it yet.
+    browser.evaluate(
+        "new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
     shown = browser.evaluate(
         "[...document.querySelectorAll('.node.selected')].map(n => n.dataset.key)"
     )
