@@ -1171,6 +1171,15 @@ def _failure(model, layer, exc):
         return error_class(
             f"{layer.describe()} failed: {exc.message}", file=model.file, line=layer.line
         )
+    if isinstance(exc, NotImplementedError) and not str(exc):
+        # A bare NotImplementedError is an abstract method reached: irrun's fault, not the
+        # model's (a kernel refusing some element types always says which).
+        return InternalError(
+            f"{layer.describe()} reached a kernel irrun does not have (a bug in irrun: please "
+            "report it)",
+            file=model.file,
+            line=layer.line,
+        )
     if isinstance(exc, NotImplementedError):
         # A kernel that runs only some element types (Softmax on integers, Convert to string):
         # the model is valid, irrun cannot run this layer on it.

@@ -214,3 +214,27 @@ def test_a_kernel_that_does_not_run_this_element_type_is_a_clear_execution_error
     assert info.value.exit_code == 1
     assert "layer 1 'soft' (SoftMax) cannot run in irrun" in str(info.value)
     assert "floating-point data only" in str(info.value)
+
+
+def test_a_kernel_reaching_an_abstract_method_is_reported_as_a_bug_in_irrun(monkeypatch):
+    """A bare NotImplementedError (an abstract method reached) is irrun's fault: an internal
+    error (exit 3) naming the layer, never an empty "cannot run" reason."""
+    from irrun.ops._elementwise import BinaryOp
+    from irrun.ops.add import Add
+
+    model = irrun.load(
+        '<layer id="1" name="sum" type="Add" version="opset1"><input>'
+        '<port id="0" precision="FP32"><dim>2</dim></port>'
+        '<port id="1" precision="FP32"><dim>2</dim></port></input>'
+        '<output><port id="2" precision="FP32"><dim>2</dim></port></output></layer>'
+    )
+    monkeypatch.setattr(Add, "ufunc", None)
+    monkeypatch.setattr(BinaryOp, "compute", _abstract)
+    with pytest.raises(irrun.InternalError) as info:
+        model.run({"sum:in0": np.ones(2, np.float32), "sum:in1": np.ones(2, np.float32)})
+    assert info.value.exit_code == 3
+    assert "layer 1 'sum' (Add) reached a kernel irrun does not have" in str(info.value)
+
+
+def _abstract(self, a, b):
+    raise NotImplementedError
