@@ -45,6 +45,7 @@ import numpy as np
 from irrun.ops._windows import (
     AUTO_PADS,
     conv_output_dim,
+    data_rank_fits,
     pad_array,
     resolve_pads,
     window_view,
@@ -247,14 +248,7 @@ def ranks_fit(op: Op, data: TensorInfo, filters: TensorInfo, data_hint=None) -> 
     """Report data of a rank other than 3 to 5, and filters whose rank is not the data's plus
     ``op.filter_head - 2`` (``False``: reported)."""
     data_dims, filter_dims = data.shape.dims, filters.shape.dims
-    if data_dims is not None and len(data_dims) not in (3, 4, 5):
-        op.context.error(
-            "input-rank",
-            f"{op.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
-            f"is {data.shape} (rank {len(data_dims)})",
-            port=op.input_port(0),
-            hint=data_hint,
-        )
+    if not data_rank_fits(op, data, data_hint):
         return False
     if data_dims is not None and filter_dims is not None:
         wanted = len(data_dims) + op.filter_head - 2

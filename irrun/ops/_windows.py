@@ -200,6 +200,22 @@ def window_view(padded: np.ndarray, out_sizes, kernel, strides, dilations) -> np
 # -- the poolings' shared attributes, shape rule and window gathering --------------------------
 
 
+def data_rank_fits(op: Op, data: TensorInfo, hint=None) -> bool:
+    """Report data of a rank other than 3 to 5 (``[N, C, spatial...]`` of a convolution or a
+    pooling; ``False``: reported)."""
+    dims = data.shape.dims
+    if dims is not None and len(dims) not in (3, 4, 5):
+        op.context.error(
+            "input-rank",
+            f"{op.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
+            f"is {data.shape} (rank {len(dims)})",
+            port=op.input_port(0),
+            hint=hint,
+        )
+        return False
+    return True
+
+
 class PoolingFamily(Op):
     """Attributes and shape rule of MaxPool and AvgPool (every version)."""
 
@@ -235,14 +251,8 @@ class PoolingFamily(Op):
         pads_end = self.pads_end or [0] * count
         dims = data.shape.dims
         problem = None
-        if dims is not None and len(dims) not in (3, 4, 5):
-            self.context.error(
-                "input-rank",
-                f"{self.describe()}: data must be 3-D, 4-D or 5-D ([N, C, spatial...]), but it "
-                f"is {data.shape} (rank {len(dims)})",
-                port=self.input_port(0),
-                hint="Reshape the data to [N, C, spatial...] with 1 to 3 spatial axes",
-            )
+        if not data_rank_fits(self, data, "Reshape the data to [N, C, spatial...] with 1 to 3 "
+                              "spatial axes"):  # fmt: skip
             return None
         for name, values in (
             ("pads_begin", pads_begin),

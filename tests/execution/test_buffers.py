@@ -13,27 +13,9 @@ from openvino.op.util import Variable, VariableInfo
 import irrun
 from irrun.execution import engine
 from irrun.execution.engine import CompiledModel
+from tests.execution.graphs import named, param, save
 
 F32 = np.float32
-
-
-def save(tmp_path, results, parameters, name="m", compress=False):
-    model = ov.Model(results, parameters, name)
-    path = tmp_path / f"{name}.xml"
-    ov.save_model(model, path, compress_to_fp16=compress)
-    return irrun.load(path)
-
-
-def param(shape, dtype=F32, name="x"):
-    node = opset1.parameter(shape, dtype, name=name)
-    node.output(0).get_tensor().set_names({name})
-    return node
-
-
-def named(node, name):
-    node.set_friendly_name(name)
-    node.output(0).get_tensor().set_names({name})
-    return node
 
 
 @pytest.fixture

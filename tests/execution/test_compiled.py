@@ -3,7 +3,6 @@ frees after the last reader; runs that need only part of a model with an op with
 kernel; random inputs."""
 
 import numpy as np
-import openvino as ov
 import pytest
 from openvino import opset1, opset8
 
@@ -12,25 +11,7 @@ from irrun.execution import DEFAULT_INTEGER_RANGE, random_inputs
 from irrun.execution.inputs import save_inputs
 from irrun.ops.base import Op
 from irrun.ops.registry import register, resolve, unregister
-
-
-def save(tmp_path, results, parameters, name="m", compress=False):
-    model = ov.Model(results, parameters, name)
-    path = tmp_path / f"{name}.xml"
-    ov.save_model(model, path, compress_to_fp16=compress)
-    return irrun.load(path)
-
-
-def param(shape, dtype=np.float32, name="x"):
-    node = opset1.parameter(shape, dtype, name=name)
-    node.output(0).get_tensor().set_names({name})
-    return node
-
-
-def named(node, name):
-    node.set_friendly_name(name)
-    node.output(0).get_tensor().set_names({name})
-    return node
+from tests.execution.graphs import named, param, save
 
 
 @pytest.fixture
