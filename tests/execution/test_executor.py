@@ -10,19 +10,7 @@ import pytest
 from openvino import opset1, opset3, opset7, opset8
 
 import irrun
-
-
-def save(tmp_path, results, parameters, name="m"):
-    model = ov.Model(results, parameters, name)
-    path = tmp_path / f"{name}.xml"
-    ov.save_model(model, path, compress_to_fp16=False)
-    return irrun.load(path)
-
-
-def param(shape, dtype=np.float32, name="x"):
-    node = opset1.parameter(shape, dtype, name=name)
-    node.output(0).get_tensor().set_names({name})
-    return node
+from tests.execution.graphs import param, save
 
 
 def test_inputs_by_layer_name_or_tensor_name(tmp_path):
