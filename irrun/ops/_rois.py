@@ -59,6 +59,17 @@ def check_float(op: Op, info: TensorInfo, index: int, what: str) -> bool:
     return False
 
 
+def check_same_type(op: Op, data: TensorInfo, rois: TensorInfo, what: str, hint: str) -> bool:
+    """Report data (input 0) and ROIs (input 1) of two known, different element types:
+    ``what`` says the rule, ``hint`` the fix (``False``: reported)."""
+    etype, other = data.element_type, rois.element_type
+    if "dynamic" not in (etype.name, other.name) and etype is not other:
+        op.context.error("input-type", f"{op.describe()}: {what}, but they are {etype} and {other}",
+                         port=op.input_port(1), hint=hint)  # fmt: skip
+        return False
+    return True
+
+
 def check_scale(op: Op, scale: float) -> None:
     """``spatial_scale`` must be a positive normal float (OpenVINO's ``std::isnormal``)."""
     if math.isfinite(scale) and scale > 0 and scale >= 1.1754943508222875e-38:
@@ -90,17 +101,10 @@ def roi_align_shape(op: Op, inputs: list, box: int, layout: str) -> list[TensorI
             and check_float(op, data, 0, "data")
             and check_float(op, rois, 1, "rois")):  # fmt: skip
         return None
-    etype, other = data.element_type, rois.element_type
-    if "dynamic" not in (etype.name, other.name) and etype is not other:
-        op.context.error(
-            "input-type",
-            f"{op.describe()}: data and rois must have one floating-point type, but "
-            f"they are {etype} and {other}",
-            port=op.input_port(1),
-            hint="insert a Convert so that rois has data's element type",
-        )
+    if not check_same_type(op, data, rois, "data and rois must have one floating-point type",
+                           "insert a Convert so that rois has data's element type"):  # fmt: skip
         return None
-    etype = other if etype.name == "dynamic" else etype
+    etype = rois.element_type if data.element_type.name == "dynamic" else data.element_type
     if indices.element_type.kind not in ("int", "uint", "dynamic"):
         op.context.error(
             "index-type",

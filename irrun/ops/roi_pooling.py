@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._rois import check_float, check_rank, check_rois, check_scale
+from irrun.ops._rois import check_float, check_rank, check_rois, check_same_type, check_scale
 from irrun.ops.base import Attribute, Op, TensorInfo
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
@@ -85,20 +85,15 @@ class ROIPooling(Op):
                 and check_float(self, data, 0, "the feature maps")
                 and check_float(self, rois, 1, "the ROIs")):  # fmt: skip
             return None
-        etype, other = data.element_type, rois.element_type
-        if "dynamic" not in (etype.name, other.name) and etype is not other:
-            self.context.error(
-                "input-type",
-                f"{self.describe()}: the feature maps and the ROIs must have one element type, "
-                f"but they are {etype} and {other}",
-                port=self.input_port(1),
-                hint="insert a Convert so that the ROIs have the feature maps' element type",
-            )
+        if not check_same_type(
+            self, data, rois, "the feature maps and the ROIs must have one element type",
+            "insert a Convert so that the ROIs have the feature maps' element type",
+        ):  # fmt: skip
             return None
         count = rois.shape[0] if rois.shape.rank_is_static else Dim.dynamic()
         channels = data.shape[1] if data.shape.rank_is_static else Dim.dynamic()
         shape = Shape([count, channels, static_dim(self.pooled_h), static_dim(self.pooled_w)])
-        etype = other if etype.name == "dynamic" else etype
+        etype = rois.element_type if data.element_type.name == "dynamic" else data.element_type
         return [TensorInfo(shape, etype, why="[num_rois, C, pooled_h, pooled_w]")]
 
     def evaluate(self, inputs):
