@@ -35,19 +35,16 @@ from irrun.ops._conv_kernel import (
     CONVOLUTION_ATTRIBUTES,
     WINDOW_ATTRIBUTES,
     attribute_lists_fit,
-    divided_dim,
     ranks_fit,
     refused_boolean,
     spatial_count,
-    times_dim,
 )
 from irrun.ops._values import as_dim, elements_of
 from irrun.ops._windows import dim_minus
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.shape import Dim, Shape, static_dim
 
-# divided_dim and times_dim live in irrun.ops._conv_kernel; named here for older importers
-__all__ = ["BackpropFamily", "transposed_convolve", "divided_dim", "times_dim"]
+__all__ = ["BackpropFamily", "transposed_convolve"]
 
 _ONE = static_dim(1)
 _DATA_RANK_HINT = "Reshape the data to [N, C, spatial...] with 1 to 3 spatial axes"

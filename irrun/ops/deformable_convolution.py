@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._backprop import divided_dim, times_dim
-from irrun.ops._windows import AUTO_PADS, conv_output_dim, resolve_pads
+from irrun.ops._conv_kernel import CONVOLUTION_ATTRIBUTES, divided_dim, times_dim
+from irrun.ops._windows import conv_output_dim, resolve_pads
 from irrun.ops.base import Attribute, Op, TensorInfo, common_element_type, lazy_text
 from irrun.ops.registry import register
 from irrun.shape import Dim, Shape, static_dim
@@ -49,11 +49,7 @@ _F32 = np.float32
 class _DeformableConvolution(Op):
     inputs = (3, 3)
     attributes = (
-        Attribute("strides", "ints", [], required=True),
-        Attribute("pads_begin", "ints", [], required=True),
-        Attribute("pads_end", "ints", [], required=True),
-        Attribute("dilations", "ints", [], required=True),
-        Attribute("auto_pad", "enum", "explicit", choices=AUTO_PADS),
+        *CONVOLUTION_ATTRIBUTES,
         Attribute("group", "int", 1),
         Attribute("deformable_group", "int", 1),
         Attribute("bilinear_interpolation_pad", "bool", False, since=8),

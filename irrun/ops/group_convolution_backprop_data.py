@@ -14,7 +14,8 @@ Kernel: :func:`irrun.ops._backprop.transposed_convolve` with the groups batched 
 
 from __future__ import annotations
 
-from irrun.ops._backprop import BackpropFamily, divided_dim, times_dim
+from irrun.ops._backprop import BackpropFamily
+from irrun.ops._conv_kernel import divided_dim, times_dim
 from irrun.ops.registry import register
 
 

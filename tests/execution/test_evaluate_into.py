@@ -123,6 +123,11 @@ def test_unary_evaluate_into_equals_evaluate_also_in_place(op_type, values):
     version = 13 if op_type == "BitwiseNot" else 1
     op = op_of(op_type, version, [values], values.dtype, values.shape)
     assert op.writes_into
+    _into_fresh_and_in_place_equal_evaluate(op, values)
+
+
+def _into_fresh_and_in_place_equal_evaluate(op, values):
+    """``evaluate_into`` a fresh array, and into the input itself, equals ``evaluate``."""
     expected, got = into_fresh(op, [values])
     assert exactly(got, expected)
     target = values.copy()
@@ -137,11 +142,7 @@ def test_unary_evaluate_into_equals_evaluate_also_in_place(op_type, values):
 ])  # fmt: skip
 def test_unary_evaluate_into_falls_back_where_the_ufunc_would_differ(op_type, values):
     op = op_of(op_type, 1, [values], values.dtype, values.shape)
-    expected, got = into_fresh(op, [values])
-    assert exactly(got, expected)
-    target = values.copy()
-    op.evaluate_into([target], [target])
-    assert exactly(target, expected)
+    _into_fresh_and_in_place_equal_evaluate(op, values)
 
 
 @pytest.mark.parametrize(("op_type", "inputs"), [
