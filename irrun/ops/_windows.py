@@ -16,9 +16,13 @@ data dim ``D``, kernel ``k``, dilation ``d``, stride ``s`` and pads ``pb``/``pe`
   a non-static ``D`` gives ``?``.
 
 OpenVINO adds the pads as one ``Dimension`` built from ``pb + pe``: a sum of ``-1`` is the
-dynamic dimension and a sum below ``-1`` clips to ``0`` (only convolutions accept negative
-pads), so ``D=5`` with pads ``-1, 0`` gives ``3..`` and with ``-2, 0`` gives ``3``. irrun
-copies that for the shape; its kernel crops negative pads as the reference does.
+dynamic dimension and a sum below ``-1`` clips to ``0``, so ``D=5`` with pads ``-1, 0`` gives
+``3..`` and with ``-2, 0`` gives ``3``. irrun copies that for the shape; its kernel crops
+negative pads as the reference does. Convolutions accept negative pads. Poolings (whose
+specification allows pads from 0) are refused by OpenVINO with a negative ``pads_begin`` (its
+CPU plugin cannot compile them), a sum of ``-1`` over static data, or any negative pad with
+exclude-pad (errors); a negative ``pads_end`` it can use is a ``negative-pad`` warning. Under
+``auto_pad`` same_*/valid the written pads are ignored.
 Subtraction clips at 0 (``1..10 - 3 = 0..7``); division rounds each bound.
 """
 
@@ -273,7 +277,9 @@ class PoolingFamily(Op):
                     f"the data {data.shape} has {len(dims) - 2} spatial dimension(s)"
                 )
             else:
-                problem = _value_problem(kernel, self.strides, dilations, pads_begin, pads_end)
+                problem = _value_problem(kernel, self.strides, dilations)
+                if problem is None and self.auto_pad == "explicit":  # (else pads are ignored)
+                    problem = self._pad_problem(pads_begin, pads_end, dims)
         if problem is not None:
             problem, hint = problem if isinstance(problem, tuple) else (problem, None)
             self.context.error(
@@ -336,6 +342,44 @@ class PoolingFamily(Op):
             out.append(dim)
         return Shape(out)
 
+    def _pad_problem(self, pads_begin, pads_end, dims):
+        """``(message, hint)`` for explicit pads that OpenVINO cannot use, or ``None``; a
+        negative end pad it can use (the axis' pad sum below -1, which its shape rule takes
+        as 0) gets a warning, as the specification allows only pads from 0."""
+        hint = "make every pad at least 0 (the specification's range)"
+        listed = ",".join(map(str, pads_begin))
+        bad = [v for v in pads_begin if v < 0]
+        if bad:
+            message = (f"pads_begin {listed} has a negative value ({bad[0]}); the "
+                       "specification allows pads from 0 and OpenVINO's CPU plugin cannot "
+                       "compile it")  # fmt: skip
+            return message, hint
+        ends = ",".join(map(str, pads_end))
+        for axis, (begin, end) in enumerate(zip(pads_begin, pads_end)):
+            if end >= 0:
+                continue
+            static = dims is None or dims[axis + 2].is_static
+            if begin + end == -1 and static:
+                return (f"pads_end {ends} has a negative value ({end}); with pads_begin "
+                        f"{listed} the pads of spatial axis {axis} add up to -1, which "
+                        "OpenVINO's shape rule cannot use", hint)  # fmt: skip
+            if self.exclude_pad:
+                message = (f"pads_end {ends} has a negative value ({end}); with exclude-pad "
+                           "OpenVINO refuses it (its check 'kernel > pad_end' fails)")  # fmt: skip
+                return message, hint
+        negative = [v for v in pads_end if v < 0]
+        if negative:
+            self.context.warning(
+                "negative-pad",
+                f"{self.describe()}: pads_end {ends} has a negative value ({negative[0]}), "
+                "outside the specification's range; OpenVINO's shape rule counts a pad sum "
+                "below -1 as 0 (its CPU plugin pads the beginning and crops the end to fit), "
+                "and so does irrun",
+                hint=hint,
+                line=self.layer.data_line,
+            )
+        return None
+
     def windows(self, data: np.ndarray, fill):
         """``(view [N, C, *out, *kernel] of data padded with fill, pads_begin, pads_end)``; the
         end is padded beyond ``pads_end`` where ceil rounding needs it (``fill`` there too)."""
@@ -373,23 +417,16 @@ class PoolingFamily(Op):
         return view, begin, end, extended
 
 
-def _value_problem(kernel, strides, dilations, pads_begin, pads_end):
-    """``(message, hint)`` for the first window attribute OpenVINO refuses (a kernel value
-    below 1, a stride or dilation below 1, a negative pad), or ``None``."""
-    for name, values, least in (
-        ("kernel", kernel, 1),
-        ("strides", strides, 1),
-        ("dilations", dilations, 1),
-        ("pads_begin", pads_begin, 0),
-        ("pads_end", pads_end, 0),
-    ):
-        bad = [v for v in values if v < least]
+def _value_problem(kernel, strides, dilations):
+    """``(message, hint)`` for the first window attribute OpenVINO refuses (a kernel value,
+    a stride or a dilation below 1), or ``None``."""
+    for name, values in (("kernel", kernel), ("strides", strides), ("dilations", dilations)):
+        bad = [v for v in values if v < 1]
         if bad:
             listed = ",".join(map(str, values))
-            what = "a value below 1" if least == 1 else "a negative value"
             return (
-                f"{name} {listed} has {what} ({bad[0]}); OpenVINO refuses it",
-                f"make every {name} value at least {least}",
+                f"{name} {listed} has a value below 1 ({bad[0]}); OpenVINO refuses it",
+                f"make every {name} value at least 1",
             )
     return None
 

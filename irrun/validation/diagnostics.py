@@ -28,6 +28,10 @@ CODES = {
     "unknown-opset": ("error", "the version names an opset OpenVINO does not have"),
     "not-in-opset": ("error", "the declared opset does not contain this op type"),
     "unknown-attribute": ("warning", "the op version has no attribute of this name (ignored)"),
+    "negative-pad": (
+        "warning",
+        "a pooling pad below 0, outside the specification (OpenVINO takes it as no padding)",
+    ),
     "subgraph-not-checked": ("warning", "a layer of an unknown op has sub-graphs: not checked"),
     "port-map": ("error", "a sub-graph op's port map or back edges do not fit its ports or body"),
     "input-count": ("error", "the layer has the wrong number of inputs or outputs for its op"),

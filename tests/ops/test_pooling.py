@@ -369,8 +369,21 @@ def test_avg_pool_misspelt_attribute_is_warned():
         ("kernel", [1, 3], [0, 3], "kernel 0,3 has a value below 1 (0)"),
         ("strides", [1, 1], [0, 1], "strides 0,1 has a value below 1 (0)"),
         ("dilations", [1, 1], [1, 0], "dilations 1,0 has a value below 1 (0)"),
-        ("pads_begin", [0, 1], [0, -1], "pads_begin 0,-1 has a negative value (-1)"),
-        ("pads_end", [1, 0], [-1, 0], "pads_end -1,0 has a negative value (-1)"),
+        (
+            "pads_begin",
+            [0, 1],
+            [0, -1],
+            "pads_begin 0,-1 has a negative value (-1); the "
+            "specification allows pads from 0 and OpenVINO's CPU plugin cannot compile it",
+        ),
+        (
+            "pads_end",
+            [1, 0],
+            [-1, 0],
+            "pads_end -1,0 has a negative value (-1); with "
+            "pads_begin 0,0 the pads of spatial axis 0 add up to -1, which OpenVINO's shape rule "
+            "cannot use",
+        ),
     ],
 )
 @pytest.mark.parametrize("op", ["MaxPool-8", "AvgPool-16"])
@@ -388,4 +401,83 @@ def test_window_values_openvino_refuses_are_reported_with_the_values(op, name, g
     )
     errors = [d for d in report if d.severity == "error"]
     assert [d.code for d in errors] == ["attribute-value"], report.to_text()
-    assert fragment in errors[0].message and "OpenVINO refuses it" in errors[0].message
+    assert fragment in errors[0].message
+    assert "OpenVINO" in errors[0].message
+
+
+# OpenVINO's pooling shape rule adds pads_begin + pads_end (as size_t) into a Dimension: a sum
+# of -1 is dynamic (a static data dim then fails), a sum below -1 counts as 0. Its CPU plugin
+# runs negative end pads and cannot compile negative begin pads; with exclude-pad its check
+# ``kernel > pad_end`` fails on any negative pad. Under auto_pad same_*/valid the written pads
+# are ignored.
+NEGATIVE_END_PADS = [
+    _case(shape=[1, 2, 6, 6], kernel=[2, 2], pads_end=[-2, 0]),
+    _case(shape=[1, 2, 6, 6], kernel=[2, 2], pads_end=[-3, -5]),
+    _case(shape=[1, 2, 6, 6], kernel=[2, 2], pads_begin=[1, 0], pads_end=[-3, 0]),
+    _case(shape=[1, 2, 5, 5], kernel=[2, 2], strides=[2, 2], pads_end=[-2, 0], rounding="ceil"),
+]
+
+
+@pytest.mark.parametrize("case", NEGATIVE_END_PADS)
+@pytest.mark.parametrize("op", ["MaxPool-8", "AvgPool-1"])
+def test_negative_end_pads_openvino_runs_are_a_warning_and_run_as_openvino(op, case):
+    x = np.random.default_rng(7).standard_normal(case["shape"]).astype(np.float32)
+    data = parameter(case["shape"], name="x")
+    node = _max_pool(8, case, data) if op == "MaxPool-8" else _avg_pool(1, case, data)
+    model = model_of(node)
+    report, _ = edited_report(model, lambda t: t)
+    assert report.errors == [], report.to_text()
+    warning = diagnostic(report, "negative-pad")
+    ends = ",".join(map(str, case["pads_end"]))
+    assert f"pads_end {ends} has a negative value" in warning.message
+    assert warning.severity == "warning"
+    check_shapes(model, allow_warnings=True)
+    got, expected = run_irrun(model, {"x": x})[0], run_openvino(model, {"x": x})[0]
+    assert got.shape == expected.shape == tuple(node.output(0).get_shape())
+    if op == "MaxPool-8":
+        np.testing.assert_array_equal(got, expected)
+    else:  # the documented AvgPool tolerance (as test_avg_pool_matches_cpu_plugin)
+        np.testing.assert_allclose(got, expected, rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "pads_begin, pads_end, exclude_pad, fragment",
+    [
+        ([-2, 0], [0, 0], False, "pads_begin -2,0 has a negative value (-2)"),
+        ([-1, 0], [-1, 0], False, "pads_begin -1,0 has a negative value (-1)"),
+        (
+            [0, 0],
+            [-2, 0],
+            True,
+            "pads_end -2,0 has a negative value (-2); with exclude-pad "
+            "OpenVINO refuses it (its check 'kernel > pad_end' fails)",
+        ),
+    ],
+)
+def test_negative_pads_openvino_cannot_use_are_errors(pads_begin, pads_end, exclude_pad,
+                                                      fragment):  # fmt: skip
+    written = _case(shape=[1, 1, 6, 6], kernel=[2, 2], exclude_pad=exclude_pad)
+    model = model_of(_avg_pool(1, written, parameter([1, 1, 6, 6], name="x")))
+
+    def edit(text):
+        return text.replace('pads_begin="0, 0"', f'pads_begin="{", ".join(map(str, pads_begin))}"'
+                            ).replace('pads_end="0, 0"',
+                                      f'pads_end="{", ".join(map(str, pads_end))}"')  # fmt: skip
+
+    report, text = edited_report(model, edit)
+    assert f'pads_end="{", ".join(map(str, pads_end))}"' in text
+    error = diagnostic(report.errors, "attribute-value")
+    assert fragment in error.message
+
+
+@pytest.mark.parametrize("auto_pad", ["same_upper", "same_lower", "valid"])
+def test_written_pads_are_ignored_under_auto_pad(auto_pad):
+    case = _case(shape=[1, 2, 6, 6], kernel=[2, 2], auto_pad=auto_pad)
+    model = model_of(_max_pool(8, case, parameter([1, 2, 6, 6], name="x")))
+    report, text = edited_report(
+        model, lambda t: t.replace('pads_begin="0, 0"', 'pads_begin="-3, -1"')
+    )
+    assert 'pads_begin="-3, -1"' in text
+    assert list(report) == [], report.to_text()
+    x = np.random.default_rng(8).standard_normal([1, 2, 6, 6]).astype(np.float32)
+    np.testing.assert_array_equal(run_irrun(model, {"x": x})[0], run_openvino(model, {"x": x})[0])

@@ -846,6 +846,19 @@ def test_unknown_attribute_is_a_warning_with_a_suggestion():
     assert d.hint == "did you mean axis?"
 
 
+def test_negative_pooling_end_pad_is_a_warning_and_the_shape_is_openvinos():
+    # pads_end -3 on axis 0: OpenVINO's pooling rule counts the pad sum -3 as 0 (6 - 2 + 1 = 5)
+    n = Net()
+    x = n.param("x", "1,2,6,6")
+    data = {"strides": "1,1", "pads_begin": "0,0", "pads_end": "-3,0", "kernel": "2,2"}
+    n.result(n.op("pool", "MaxPool", "opset1", data, [x], [1, 2, 5, 5]), "out")
+    text = n.text()
+    d = assert_single(check(text), "negative-pad")
+    assert_diag(d, "negative-pad", line=line_of(text, 'pads_end="-3,0"'), layer_id=1,
+                contains=["pads_end -3,0 has a negative value (-3), outside the specification's "
+                          "range; OpenVINO's shape rule counts a pad sum below -1 as 0"])  # fmt: skip
+
+
 def _if_model(tmp_path):
     from openvino import opset8, opset13
 
