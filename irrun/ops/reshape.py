@@ -232,14 +232,15 @@ def _static_output(sizes, dims, minus_one, special_zero) -> Shape | None:
     in_count = out_count = 1
     zero_copied = False
     for i, dim in enumerate(dims):
-        if type(dim) is not Dim or dim.lower != dim.upper:
-            return None
-        size = dim.lower
-        if i == minus_one:
+        if i == minus_one:  # (its pattern dim is ``?``)
             out.append(None)
             if i < rank:
                 in_count *= sizes[i]
-        elif special_zero and size == 0:
+            continue
+        if type(dim) is not Dim or dim.lower != dim.upper:
+            return None
+        size = dim.lower
+        if special_zero and size == 0:
             if i >= rank:
                 return None
             out.append(sizes[i])  # copied: out of both products

@@ -178,3 +178,42 @@ def test_reshape_unknown_attribute_is_warned():
     text = net.text().replace('special_zero="false"', 'special_zero="false" special_zer="1"')
     (warning,) = list(validated(net, text))
     assert warning.code == "unknown-attribute" and "did you mean special_zero?" in warning.hint
+
+
+def test_reshape_static_short_path_agrees_with_the_interval_rule(monkeypatch):
+    # Every static input of rank <= 3 (sizes 0..4) against every pattern of length <= 3 from
+    # {-1, 0, 1, 2, 3, 4, 6}: the int-only short path gives what the interval rule gives
+    # (or leaves the case to it).
+    import itertools
+
+    import irrun
+    from irrun.ops import reshape
+    from irrun.ops.base import OpContext, TensorInfo
+    from irrun.shape import Shape
+
+    model = irrun.load(_reshape_net([2, 12], [2, 12]).text(), weights=None)
+    layer = next(x for x in model.layers if x.type == "Reshape")
+    quiet = type("Quiet", (OpContext,), {"error": lambda self, *a, **k: None})()
+    op = reshape.Reshape(layer, quiet)
+    short_path = reshape._static_output
+    compared = 0
+    for rank in range(4):
+        for sizes in itertools.product(range(5), repeat=rank):
+            shape = Shape(list(sizes))
+            for length in range(1, 4):
+                for pattern in itertools.product([-1, 0, 1, 2, 3, 4, 6], repeat=length):
+                    if pattern.count(-1) > 1:
+                        continue
+                    for special_zero in (False, True):
+                        op.special_zero = special_zero
+                        dims, minus_one = op._pattern(list(pattern))
+                        fast = short_path(sizes, dims, minus_one, special_zero)
+                        if fast is None:
+                            continue
+                        monkeypatch.setattr(reshape, "_static_output", lambda *a: None)
+                        target = TensorInfo(Shape([length]))
+                        slow = op._output(shape, (dims, minus_one), target)
+                        monkeypatch.setattr(reshape, "_static_output", short_path)
+                        assert slow is not None and str(fast) == str(slow), (sizes, pattern)
+                        compared += 1
+    assert compared > 2000
