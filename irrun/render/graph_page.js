@@ -533,16 +533,30 @@
   nextProblem.disabled = previousProblem.disabled = problems.length === 0;
 
   // -- search -----------------------------------------------------------------------------------
-  const haystack = nodes.map((node) => {
-    if (node.copy) return "";  // a shared constant's copy: its first box is found
+  // Per box: the words naming it (title, key, layer name and id, tensor names, as messages give
+  // them) and the words of its op (type, Type-N), lower case, and all of them as one text.
+  const searchable = nodes.map((node) => {
+    if (node.copy) return null;  // a shared constant's copy: its first box is found
     const layer = node.layer;
-    const words = [node.title, node.key];
+    const names = [node.title, node.key];
+    const ops = [];
     if (layer) {
-      words.push(layer.name, layer.type, layer.op, String(layer.id));
-      for (const port of layer.outputs) words.push(...port.names);  // tensor names, as messages give them
+      names.push(layer.name, String(layer.id));
+      for (const port of layer.outputs) names.push(...port.names);
+      ops.push(layer.type, layer.op);
     }
-    return words.join("\n").toLowerCase();
+    const lower = (words) => words.filter((word) => word).map((word) => String(word).toLowerCase());
+    const named = lower(names), typed = lower(ops);
+    return { named, typed, text: named.concat(typed).join("\n") };
   });
+  // Best first: a name or id equal to the query, then an op type equal to it, then a name that
+  // starts with it, then any word that holds it; ties in graph order.
+  function rankOf(entry, query) {
+    if (entry.named.includes(query)) return 0;
+    if (entry.typed.includes(query)) return 1;
+    if (entry.named.some((word) => word.startsWith(query))) return 2;
+    return 3;
+  }
   let matches = [], active = 0;
   const RESULT_LIMIT = 200;
   function runSearch() {
@@ -555,7 +569,12 @@
     matches = [];
     active = 0;
     if (!query) return;
-    haystack.forEach((text, index) => { if (text.includes(query)) matches.push(index); });
+    const ranked = [];
+    searchable.forEach((entry, index) => {
+      if (entry && entry.text.includes(query)) ranked.push([rankOf(entry, query), index]);
+    });
+    ranked.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    matches = ranked.map((pair) => pair[1]);
     for (const index of matches) {
       matching[index] = true;
       if (boxes[index]) boxes[index].classList.add("match");

@@ -234,6 +234,31 @@ def test_search_by_type_marks_every_match(browser, tmp_path):
     assert results == ["1 layer matches", "join Concat-1"]
 
 
+def test_search_lists_exact_names_first_then_types_then_prefixes(browser, tmp_path):
+    # Layers in graph order: x (0), r10 (1), xr1 (2), r1 (3), Relu2 (4, type Relu), out (5).
+    layers = [parameter(0, "x", [1, 4])]
+    for index, name in enumerate(["r10", "xr1", "r1", "Relu2"], start=1):
+        layers.append(
+            f'<layer id="{index}" name="{name}" type="Relu" version="opset1">'
+            f'<input><port id="0">{dims([1, 4])}</port></input>'
+            f'<output><port id="1" precision="FP32">{dims([1, 4])}</port></output></layer>'
+        )
+    layers.append('<layer id="5" name="out" type="Result" version="opset1">'
+                  f'<input><port id="0">{dims([1, 4])}</port></input></layer>')  # fmt: skip
+    edges = [(0, 0, 1, 0), (1, 1, 2, 0), (2, 1, 3, 0), (3, 1, 4, 0), (4, 1, 5, 0)]
+    path = tmp_path / "names.xml"
+    path.write_text(net(layers, edges, name="names"))
+    page = tmp_path / "names.html"
+    invoke("graph", path, "-o", page)
+    browser.open(page)
+    titles = "irrunGraph.search(%r).map(i => irrunGraph.data.nodes[i].title)"
+    assert browser.evaluate(titles % "r1") == ["r1", "r10", "xr1"]  # exact, prefix, inside
+    # the type Relu: every Relu layer (graph order), before a name that only starts with it
+    assert browser.evaluate(titles % "relu") == ["r10", "xr1", "r1", "Relu2"]
+    assert browser.evaluate(titles % "relu2") == ["Relu2"]
+    assert browser.evaluate(titles % "3") == ["r1"]  # a layer id
+
+
 def test_drag_pans_and_the_wheel_zooms_about_the_pointer(browser, tmp_path):
     page = tmp_path / "small.html"
     invoke("graph", _small_model(tmp_path), "-o", page)
