@@ -424,8 +424,11 @@ def _value_problem(kernel, strides, dilations):
         bad = [v for v in values if v < 1]
         if bad:
             listed = ",".join(map(str, values))
+            # (OpenVINO's shape rule lets a kernel of 0 over a dynamic axis through, as 1..; the
+            # kernel, wrapped to 2**64 - 1, is refused when the CPU plugin compiles the model)
+            when = " (over a dynamic axis, when it compiles the model)" if name == "kernel" else ""
             return (
-                f"{name} {listed} has a value below 1 ({bad[0]}); OpenVINO refuses it",
+                f"{name} {listed} has a value below 1 ({bad[0]}); OpenVINO refuses it{when}",
                 f"make every {name} value at least 1",
             )
     return None
