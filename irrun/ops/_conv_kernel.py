@@ -34,11 +34,18 @@ Kernels (:func:`convolve` picks one with :func:`choose_method`):
 All sum the same ``C/G * prod(k)`` products per output in a ``np.matmul``. f16/bf16 are
 computed in f32 and rounded once; integer types accumulate in their own type (wrapping alike
 in every kernel).
+
+Grouped convolutions with enough work (:data:`PARALLEL_MIN_PRODUCTS`) are split into chunks of
+groups, one per kernel thread of the run (``threads=``; :mod:`irrun.execution.threads`), each
+chunk computed as it would be alone: the values do not depend on the thread count. The tap
+loop's work arrays live in buffers each thread reuses (:func:`_scratch`). ``out=`` writes the
+result into a given array (the executor's ``evaluate_into``).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -75,6 +82,10 @@ TAP_MAX_CHANNELS = 64
 
 #: Column bytes per block of rows in the tap loop (so that they stay in cache).
 TAP_BLOCK_BYTES = 1 << 20
+
+#: Grouped convolutions with at least this many products (MACs) are split into chunks of
+#: groups, one per kernel thread (:func:`irrun.execution.threads.kernel_threads`).
+PARALLEL_MIN_PRODUCTS = 1 << 17
 
 
 #: The attributes of every convolution (the backward-data ones add ``output_padding``).
@@ -185,7 +196,8 @@ class ConvolutionFamily(Op):
     filter_layout = ""
 
     # -- kernel ---------------------------------------------------------------------------
-    def _run(self, data: np.ndarray, filters: np.ndarray, groups: int) -> np.ndarray:
+    def _run(self, data: np.ndarray, filters: np.ndarray, groups: int, out=None) -> np.ndarray:
+        """:func:`convolve` with the layer's attributes (into ``out`` when given)."""
         spatial = data.ndim - 2
         kernel = filters.shape[-spatial:]
         sizes = [Dim(s) for s in data.shape[2:]]
@@ -207,7 +219,7 @@ class ConvolutionFamily(Op):
                 "'?' for -1 and ignores lower ones) and its CPU plugin cannot compile them, so "
                 "irrun does not run this layer"
             )
-        return convolve(data, filters, groups, begin, end, self.strides, self.dilations)
+        return convolve(data, filters, groups, begin, end, self.strides, self.dilations, out=out)
 
 
 WINDOW_ATTRIBUTES = ("strides", "dilations", "pads_begin", "pads_end", "output_padding")
@@ -318,12 +330,16 @@ def times_dim(a: Dim, b: Dim) -> Dim:
 
 
 def convolve(
-    data, filters, groups, pads_begin, pads_end, strides, dilations, method=None
+    data, filters, groups, pads_begin, pads_end, strides, dilations, method=None, out=None
 ) -> np.ndarray:
     """Grouped N-d convolution of ``data [N, G*Cg, *S]`` with ``filters [G, Og, Cg, *k]``.
 
     Returns ``[N, G*Og, *out]`` in ``data``'s dtype. ``method`` forces a kernel (``"taps"``,
-    ``"pointwise"``, ``"gemm"``); ``None`` picks one with :func:`choose_method`.
+    ``"pointwise"``, ``"gemm"``); ``None`` picks one with :func:`choose_method`. ``out``: an
+    array of the result's shape and dtype, overlapping neither input, that the result is
+    written into (and returned); the same values as without it, bit for bit (the products
+    are the same ``np.matmul`` calls, written there directly when ``out`` is C-contiguous and
+    of the working dtype, else copied).
 
     Examples
     --------
@@ -345,18 +361,76 @@ def convolve(
     out_sizes = [max(0, (p - w) // s + 1) for p, w, s in zip(sizes, windows, strides)]
     if math.prod(out_sizes) * batch * groups * out_per_group * per_group * math.prod(kernel) == 0:
         # nothing to compute, or sums over nothing
+        if out is not None:
+            out[...] = 0
+            return out
         empty = np.zeros((batch, groups * out_per_group, *out_sizes), work)
         return empty.astype(dtype)
     if method is None:
         method = choose_method(groups, per_group, out_per_group, kernel)
+    chunks = _group_chunks(groups, batch * groups * out_per_group * per_group
+                           * math.prod(kernel) * math.prod(out_sizes))  # fmt: skip
+    if len(chunks) > 1:
+        from irrun.execution.threads import parallel
+
+        # Groups are independent convolutions: each chunk of them is computed as it would be
+        # alone (the same matmul calls, hence the same values) into its slice of the output.
+        if out is None:
+            out = np.empty((batch, groups * out_per_group, *out_sizes), dtype)
+
+        def chunk(bounds):
+            low, high = bounds
+            _convolve(data[:, low * per_group : high * per_group], filters[low:high],
+                      high - low, pads_begin, pads_end, strides, dilations, out_sizes, method,
+                      dtype, out[:, low * out_per_group : high * out_per_group])  # fmt: skip
+
+        parallel(chunk, chunks)
+        return out
+    return _convolve(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes,
+                     method, dtype, out)  # fmt: skip
+
+
+def _group_chunks(groups: int, products: int) -> list:
+    """The groups split into one contiguous ``(low, high)`` chunk per kernel thread, when
+    there are several groups, several threads and at least :data:`PARALLEL_MIN_PRODUCTS`
+    products to compute (below, handing the work over costs more than it saves)."""
+    if groups < 2 or products < PARALLEL_MIN_PRODUCTS:
+        return [(0, groups)]
+    from irrun.execution.threads import kernel_threads
+
+    count = min(kernel_threads(), groups)
+    if count < 2:
+        return [(0, groups)]
+    edges = [groups * i // count for i in range(count + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def _convolve(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes,
+              method, dtype, out):  # fmt: skip
+    """:func:`convolve` on inputs of the working dtype with the kernel chosen, in the calling
+    thread: into ``out`` when given, else a new array of ``dtype``."""
+    work = data.dtype
+    kernel = filters.shape[3:]
+    # The kernels write into ``target`` (the caller's array) when it can take the working
+    # dtype's products as they are.
+    target = None
+    if out is not None and out.dtype == work and out.flags.c_contiguous:
+        target = out
     if method == "taps":
+        # (the outputs are computed on the phase grid and cropped: always a copy)
         result = _tap_loop(
-            data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes
+            data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes, target
         )
     elif method == "pointwise" and all(k == 1 for k in kernel):
-        result = _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes)
+        result = _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes, target)
     else:
-        result = _gemm(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes)
+        result = _gemm(
+            data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes, target
+        )
+    if out is not None:
+        if result is not out:
+            np.copyto(out, result, casting="unsafe")  # (f16/bf16: rounded once, as astype)
+        return out
     if result.flags.c_contiguous:
         return result.astype(dtype, copy=False)
     return result.astype(dtype, order="C")
@@ -373,8 +447,9 @@ def choose_method(groups: int, per_group: int, out_per_group: int, kernel) -> st
     return "gemm"
 
 
-def _gemm(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes):
-    """The im2col GEMM: ``[N, G, Og, *out]``."""
+def _gemm(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes,
+          target=None):  # fmt: skip
+    """The im2col GEMM: ``[N, G*Og, *out]`` (written into ``target`` when given)."""
     work = data.dtype
     batch = data.shape[0]
     _, out_per_group, per_group, *kernel = filters.shape
@@ -393,20 +468,29 @@ def _gemm(data, filters, groups, pads_begin, pads_end, strides, dilations, out_s
         view = view.reshape(batch, groups, per_group, rows, *out_sizes[1:], *kernel)
         # [N, G, Cg, *k, *out] copied into the im2col matrix [N, G, Cg*prod(k), prod(out)]
         columns = view.transpose(order).reshape(batch, groups, depth, -1)
-        product = np.matmul(weights, columns)
         if rows == out_sizes[0]:
+            if target is not None:
+                np.matmul(weights, columns, out=target.reshape(batch, groups, out_per_group, -1))
+                return target
+            product = np.matmul(weights, columns)
             return product.reshape(batch, groups * out_per_group, *out_sizes)
+        product = np.matmul(weights, columns)
         if result is None:
-            result = np.empty((batch, groups, out_per_group, *out_sizes), work)
+            result = (np.empty((batch, groups, out_per_group, *out_sizes), work)
+                      if target is None
+                      else target.reshape(batch, groups, out_per_group, *out_sizes))  # fmt: skip
         result[:, :, :, first : first + rows] = product.reshape(
             batch, groups, out_per_group, rows, *out_sizes[1:]
         )
+    if target is not None:
+        return target
     return result.reshape(batch, groups * out_per_group, *out_sizes)
 
 
-def _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes):
+def _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes, target=None):
     """A 1x1 kernel: one ``np.matmul`` of the filters ``[G, Og, Cg]`` with the (strided)
-    data itself, ``[N, G, Cg, prod(out)]`` (copied only when strides or pads require it)."""
+    data itself, ``[N, G, Cg, prod(out)]`` (copied only when strides or pads require it);
+    written into ``target`` when given."""
     batch = data.shape[0]
     _, out_per_group, per_group, *_ = filters.shape
     padded = pad_array(data, pads_begin, pads_end, 0)
@@ -418,12 +502,17 @@ def _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes):
         )
     ]
     columns = picked.reshape(batch, groups, per_group, -1)
-    product = np.matmul(filters.reshape(groups, out_per_group, per_group), columns)
+    weights = filters.reshape(groups, out_per_group, per_group)
+    if target is not None:
+        np.matmul(weights, columns, out=target.reshape(batch, groups, out_per_group, -1))
+        return target
+    product = np.matmul(weights, columns)
     return product.reshape(batch, groups * out_per_group, *out_sizes)
 
 
-def _phase_grid(data, pads_begin, pads_end, strides):
-    """The padded data split into stride phases: ``([N, C, prod(strides), prod(Q)], Q)``.
+def _phase_grid(data, pads_begin, pads_end, strides, scratch=False):
+    """The padded data split into stride phases: ``([N, C, prod(strides), prod(Q)], Q)``
+    (``scratch``: in this thread's reused buffer, :func:`_scratch`, valid until the next call).
 
     Phase ``r`` (one index per axis, ``0 <= r < stride``) holds the padded positions
     ``stride * q + r`` for ``q < Q = ceil(padded / stride)``; positions past the padded data
@@ -440,7 +529,12 @@ def _phase_grid(data, pads_begin, pads_end, strides):
     phases = math.prod(strides)
     if phases == 1 and not any(begin) and not any(end):
         return np.ascontiguousarray(data).reshape(batch, channels, 1, -1), steps
-    grid = np.zeros((batch, channels, *strides, *steps), data.dtype)
+    shape = (batch, channels, *strides, *steps)
+    if scratch:
+        grid = _scratch(0, shape, data.dtype)
+        grid.fill(0)
+    else:
+        grid = np.zeros(shape, data.dtype)
     for phase in np.ndindex(*strides):
         target, source = [], []
         for r, b, s, size in zip(phase, begin, strides, sizes):
@@ -491,7 +585,8 @@ def _tap_runs(kernel, strides, dilations, pitches):
     return runs
 
 
-def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes):
+def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes,
+              target=None):  # fmt: skip
     """Few channels per group (depthwise): the im2col GEMM on the stride-phase grid, built
     per block of rows so that the columns stay in cache.
 
@@ -503,12 +598,17 @@ def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, o
     ``[rows, Cg * prod(k), span]``; one batched ``np.matmul`` with the filters
     ``[rows, Og, Cg * prod(k)]`` gives the block's outputs. Rows (``N * G``) are blocked so
     that the columns take about :data:`TAP_BLOCK_BYTES`. The few extra columns of each output
-    row (``Q - out`` on the inner axes) are computed too and cropped at the end.
+    row (``Q - out`` on the inner axes) are computed too and cropped at the end, into
+    ``target`` when given (else a new array).
+
+    The phase grid, the columns and the uncropped outputs live in buffers this thread reuses
+    from call to call (:func:`_scratch`): big arrays allocated anew would have their pages
+    faulted in (and zeroed by the system) on every run.
     """
     batch = data.shape[0]
     _, out_per_group, per_group, *kernel = filters.shape
     work = data.dtype
-    grid, steps = _phase_grid(data, pads_begin, pads_end, strides)
+    grid, steps = _phase_grid(data, pads_begin, pads_end, strides, scratch=True)
     pitches = [math.prod(steps[a + 1 :]) for a in range(len(steps))]
     span = sum((o - 1) * p for o, p in zip(out_sizes, pitches)) + 1
     rows = batch * groups
@@ -520,11 +620,11 @@ def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, o
     weights = filters.reshape(groups, out_per_group, per_group, -1)[..., order]
     weights = weights.reshape(groups, out_per_group, depth)
     weights = np.broadcast_to(weights, (batch, *weights.shape)).reshape(rows, out_per_group, depth)
-    total = np.empty((rows, out_per_group, out_sizes[0] * pitches[0]), work)
+    total = _scratch(1, (rows, out_per_group, out_sizes[0] * pitches[0]), work)
     block = max(1, min(rows, TAP_BLOCK_BYTES // (depth * span * work.itemsize)))
     item = work.itemsize
 
-    columns = np.empty((block, per_group, len(order), span), work)
+    columns = _scratch(2, (block, per_group, len(order), span), work)
     for low in range(0, rows, block):
         high = min(rows, low + block)
         tile = columns[: high - low]
@@ -538,10 +638,44 @@ def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, o
                 writeable=False,
             )
             # (splitting one axis of a slice of the contiguous tile is always a view)
-            target = tile[:, :, first : first + len(taps)]
-            target.reshape(high - low, per_group, *counts, span)[...] = view
+            slots = tile[:, :, first : first + len(taps)]
+            slots.reshape(high - low, per_group, *counts, span)[...] = view
             first += len(taps)
         np.matmul(weights[low:high], tile.reshape(high - low, depth, span),
                   out=total[low:high, :, :span])  # fmt: skip
     full = total.reshape(batch, groups * out_per_group, out_sizes[0], *steps[1:])
-    return full[(Ellipsis, *(slice(0, o) for o in out_sizes[1:]))]
+    cropped = full[(Ellipsis, *(slice(0, o) for o in out_sizes[1:]))]
+    if target is None:
+        target = np.empty(cropped.shape, work)
+    np.copyto(target, cropped)
+    return target
+
+
+#: Largest buffer kept per thread for the tap loop's work arrays; bigger ones are allocated
+#: per call.
+SCRATCH_MAX_BYTES = 8 << 20
+
+_scratch_buffers = threading.local()
+
+
+def _scratch(index: int, shape, dtype) -> np.ndarray:
+    """Work array ``index`` of this thread (uninitialised), ``shape`` and ``dtype`` seen in a
+    byte buffer kept between calls (grown when too small, at most
+    :data:`SCRATCH_MAX_BYTES`); valid until the next call asks for the same ``index``."""
+    need = math.prod(shape) * np.dtype(dtype).itemsize
+    if need > SCRATCH_MAX_BYTES:
+        return np.empty(shape, dtype)
+    buffers = getattr(_scratch_buffers, "buffers", None)
+    if buffers is None:
+        buffers = _scratch_buffers.buffers = {}
+    buffer = buffers.get(index)
+    if buffer is None or buffer.nbytes < need:
+        # 64-byte aligned, as NumPy's own allocations are for SIMD loops
+        buffer = buffers[index] = _aligned(need)
+    return buffer[:need].view(dtype).reshape(shape)
+
+
+def _aligned(size: int) -> np.ndarray:
+    raw = np.empty(size + 64, np.uint8)
+    offset = -raw.ctypes.data % 64
+    return raw[offset : offset + size]

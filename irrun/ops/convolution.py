@@ -10,7 +10,8 @@ spatial rule of :mod:`irrun.ops._windows` (``same_*``: ``ceil(D / stride)``). El
 data and filters alike, numeric (integer types allowed).
 
 Kernel: :func:`irrun.ops._conv_kernel.convolve`: the im2col GEMM (one ``np.matmul``); a 1x1
-kernel multiplies the data itself (no im2col copy).
+kernel multiplies the data itself (no im2col copy). ``evaluate_into`` has the products written
+into the executor's buffer (so that the element-wise layer after it may run in place).
 
 Tolerance (f32 vs OpenVINO CPU f32, which sums in another order with its own blocking and
 FMA): measured errors stay below ``1e-6 * sqrt(K) * max|x| * max|w|`` with
@@ -49,3 +50,9 @@ class Convolution(ConvolutionFamily):
         """Convolution as one GEMM (im2col, or the data itself for 1x1 kernels)."""
         data, filters = inputs
         return [self._run(data, filters[None], 1)]
+
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]`` (an array of the output's shape and
+        dtype, overlapping no input), bit for bit."""
+        data, filters = inputs
+        self._run(data, filters[None], 1, out=outputs[0])

@@ -119,17 +119,40 @@ class MatMul(Op):
 
     def evaluate(self, inputs):
         """``np.matmul`` of the (transposed) inputs."""
-        a, b = inputs
+        a, b = self._operands(inputs)
         dtype = a.dtype
-        if self.transpose_a and a.ndim > 1:
-            a = np.swapaxes(a, -1, -2)
-        if self.transpose_b and b.ndim > 1:
-            b = np.swapaxes(b, -1, -2)
         if (dtype.kind == "f" and dtype.itemsize < 4) or dtype.kind == "V":  # f16, bf16, f8
             product = np.matmul(a.astype(np.float32), b.astype(np.float32))
         else:
             product = np.matmul(a, b)
         return [np.asarray(product).astype(dtype, copy=False)]
+
+    def evaluate_into(self, inputs, outputs) -> None:
+        """:meth:`evaluate` written into ``outputs[0]`` (an array of the output's shape and
+        dtype, overlapping no input), bit for bit: ``np.matmul(..., out=)`` for NumPy's own
+        types and a C-contiguous ``out`` of the product's shape (the same BLAS call), else
+        computed and copied."""
+        (out,) = outputs
+        a, b = self._operands(inputs)
+        dtype = a.dtype
+        if (dtype.kind in "fiu" and dtype.itemsize >= 4 and out.dtype == dtype and a.ndim > 1
+                and b.ndim > 1 and out.flags.c_contiguous
+                and out.shape == np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+                + (a.shape[-2], b.shape[-1])):  # fmt: skip
+            np.matmul(a, b, out=out)
+            return
+        (result,) = self.evaluate(inputs)
+        if result.shape != out.shape:
+            raise ValueError(f"the result has shape {list(result.shape)}, not {list(out.shape)}")
+        np.copyto(out, result)
+
+    def _operands(self, inputs):
+        a, b = inputs
+        if self.transpose_a and a.ndim > 1:
+            a = np.swapaxes(a, -1, -2)
+        if self.transpose_b and b.ndim > 1:
+            b = np.swapaxes(b, -1, -2)
+        return a, b
 
 
 def _flag(value: bool) -> str:

@@ -371,3 +371,29 @@ def test_a_model_with_state_keeps_no_buffers(tmp_path, small_buffers):
     # ReadValue gives its initial value (the Gather's output) once, then what was assigned.
     assert np.array_equal(compiled.run({"x": x_value})["y"], -x_value[[1, 0, 3, 2]])
     assert np.array_equal(compiled.run({"x": x_value + 1})["y"], -x_value[[1, 0, 3, 2]])
+
+
+def test_the_add_after_a_convolution_or_matmul_runs_in_place(tmp_path, small_buffers):
+    """Convolution and MatMul write fresh arrays (evaluate_into): the residual or bias Add
+    reading one last writes into it."""
+    x = param([1, 2, 5, 5])
+    weights = opset1.constant(np.arange(36, dtype=F32).reshape(2, 2, 3, 3) / 36)
+    conv = named(opset1.convolution(x, weights, [1, 1], [1, 1], [1, 1], [1, 1]), "conv")
+    residual = named(opset1.add(conv, x), "residual")
+    flat = opset1.reshape(residual, opset1.constant(np.array([1, 50], np.int64)), False)
+    matrix = opset1.constant(np.linspace(-1, 1, 150, dtype=F32).reshape(50, 3))
+    product = named(opset1.matmul(flat, matrix, False, False), "product")
+    biased = named(opset1.add(product, opset1.constant(np.ones((1, 3), F32))), "biased")
+    model = save(tmp_path, [opset1.result(opset1.relu(biased))], [x])
+    compiled = CompiledModel(model)
+    found = plan(compiled)
+    assert found["residual"] == "in place" and found["biased"] == "in place"
+    feed = np.linspace(-2, 2, 50, dtype=F32).reshape(1, 2, 5, 5)
+    from irrun.ops._conv_kernel import convolve
+
+    summed = convolve(feed, weights.data[None], 1, [1, 1], [1, 1], [1, 1], [1, 1]) + feed
+    expected = np.maximum(summed.reshape(1, 50) @ matrix.data + 1, 0)
+    for _ in range(2):  # the second run reuses the buffers
+        (got,) = compiled.run({"x": feed}).values()
+        assert np.array_equal(got, expected)
+    assert np.array_equal(feed, np.linspace(-2, 2, 50, dtype=F32).reshape(1, 2, 5, 5))

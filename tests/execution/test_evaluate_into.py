@@ -238,3 +238,97 @@ def test_gather_concat_and_gather_nd_ops_evaluate_into_equals_evaluate():
     ge = op_of("GatherElements", 6, [data, elements], data.dtype, (4, 2), '<data axis="1"/>')
     expected, got = into_fresh(ge, [data, elements])
     assert exactly(got, expected)
+
+
+def _conv_data(op_type, groups, spatial, kernel, strides, pads):
+    data = RNG.standard_normal((2, 4, *spatial)).astype(np.float32)
+    if op_type == "Convolution":
+        filters = RNG.standard_normal((6, 4, *kernel)).astype(np.float32)
+    else:
+        filters = RNG.standard_normal((groups, 6 // groups, 4 // groups, *kernel)).astype(
+            np.float32
+        )
+    attributes = (f'<data strides="{",".join(map(str, strides))}" '
+                  f'pads_begin="{",".join(map(str, pads))}" pads_end="{",".join(map(str, pads))}" '
+                  f'dilations="{",".join("1" * len(kernel))}" auto_pad="explicit"/>')  # fmt: skip
+    out = [(s + 2 * p - k) // st + 1 for s, p, k, st in zip(spatial, pads, kernel, strides)]
+    return data, filters, attributes, (2, 6, *out)
+
+
+@pytest.mark.parametrize(
+    "op_type, groups, kernel, strides, pads",
+    [
+        ("Convolution", 1, (3, 3), (1, 1), (1, 1)),  # im2col GEMM
+        ("Convolution", 1, (1, 1), (2, 2), (0, 0)),  # pointwise, strided
+        ("Convolution", 1, (1, 1), (1, 1), (0, 0)),  # pointwise on the data itself
+        ("GroupConvolution", 2, (3, 3), (2, 2), (1, 1)),  # tap columns
+        ("GroupConvolution", 2, (1, 1), (1, 1), (0, 0)),  # pointwise, grouped
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_convolution_evaluate_into_equals_evaluate(op_type, groups, kernel, strides, pads, dtype):
+    data, filters, attributes, shape = _conv_data(op_type, groups, (7, 6), kernel, strides, pads)
+    if np.dtype(dtype).kind == "i":
+        data, filters = (np.rint(a * 3) for a in (data, filters))
+    data, filters = data.astype(dtype), filters.astype(dtype)
+    op = op_of(op_type, 1, [data, filters], data.dtype, shape, attributes)
+    expected, got = into_fresh(op, [data, filters])
+    assert exactly(got, expected)
+    # a non-contiguous out (e.g. a caller's out= array) is filled as well
+    wide = np.zeros((*shape[:-1], shape[-1] * 2), dtype)
+    op.evaluate_into([data, filters], [wide[..., ::2]])
+    assert exactly(np.ascontiguousarray(wide[..., ::2]), expected) and not wide[..., 1::2].any()
+
+
+def test_convolution_evaluate_into_in_row_tiles(monkeypatch):
+    """An im2col matrix beyond TILE_BYTES is built per tile of rows, written into out."""
+    from irrun.ops import _conv_kernel
+
+    data, filters, attributes, shape = _conv_data("Convolution", 1, (9, 5), (3, 3), (1, 1),
+                                                  (1, 1))  # fmt: skip
+    op = op_of("Convolution", 1, [data, filters], data.dtype, shape, attributes)
+    monkeypatch.setattr(_conv_kernel, "TILE_BYTES", 1)
+    expected, got = into_fresh(op, [data, filters])
+    assert exactly(got, expected)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape, transpose_a, transpose_b",
+    [
+        ((3, 5), (5, 4), False, False),
+        ((2, 3, 5), (4, 5), False, True),
+        ((5, 3), (2, 1, 5, 4), True, False),
+        ((5,), (5, 4), False, False),  # 1-D inputs: computed and copied
+        ((3, 5), (5,), False, False),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32, np.int8])
+def test_matmul_evaluate_into_equals_evaluate(a_shape, b_shape, transpose_a, transpose_b,
+                                              dtype):  # fmt: skip
+    a = np.rint(RNG.standard_normal(a_shape) * 3).astype(dtype)
+    b = np.rint(RNG.standard_normal(b_shape) * 3).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a, b = (RNG.standard_normal(s).astype(dtype) for s in (a_shape, b_shape))
+    left = np.swapaxes(a, -1, -2) if transpose_a and a.ndim > 1 else a
+    right = np.swapaxes(b, -1, -2) if transpose_b and b.ndim > 1 else b
+    shape = np.matmul(left.astype(np.float64), right.astype(np.float64)).shape
+    data = (f'<data transpose_a="{str(transpose_a).lower()}" '
+            f'transpose_b="{str(transpose_b).lower()}"/>')  # fmt: skip
+    op = op_of("MatMul", 1, [a, b], a.dtype, shape, data)
+    expected, got = into_fresh(op, [a, b])
+    assert exactly(got, expected)
+
+
+def test_convolution_and_matmul_write_fresh_arrays():
+    """The executor lets the element-wise layer after them run in place."""
+    from irrun.execution.engine import _writes_fresh
+
+    data, filters, attributes, shape = _conv_data("Convolution", 1, (7, 6), (3, 3), (1, 1),
+                                                  (1, 1))  # fmt: skip
+    assert _writes_fresh(op_of("Convolution", 1, [data, filters], data.dtype, shape, attributes))
+    data, filters, attributes, shape = _conv_data("GroupConvolution", 2, (7, 6), (3, 3), (1, 1),
+                                                  (1, 1))  # fmt: skip
+    assert _writes_fresh(op_of("GroupConvolution", 1, [data, filters], data.dtype, shape,
+                               attributes))  # fmt: skip
+    a = np.ones((2, 3), np.float32)
+    assert _writes_fresh(op_of("MatMul", 1, [a, a.T], a.dtype, (2, 2)))
