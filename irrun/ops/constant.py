@@ -110,7 +110,7 @@ def _value(layer, key, element_type, shape, offset, direct=None):
 
 
 def _deferred_value(layer, key, element_type, shape, offset, direct, index):
-    """:func:`_value` of a Const whose layout is checked and aligned (for TensorInfo.defer)."""
+    """:func:`_value` of a Const whose layout is checked (for TensorInfo.defer)."""
     return _value(layer, key, element_type, shape, offset, direct)
 
 
@@ -221,13 +221,11 @@ class Constant(Op):
                 return None
             model._checked_consts[key] = checked
         element_type, shape, offset, _, direct = checked
-        if (
-            direct is not None
-            and not offset % direct[0].alignment
-            and id(layer) not in model._constants
-        ):
-            # An aligned view of bytes already checked (it cannot fail): made when first read,
-            # as most weights are read by no shape rule.
+        if id(layer) not in model._constants:
+            # Bytes already checked (decoding them cannot fail: plain layouts have no strings):
+            # decoded when first read, as most weights are read by no shape rule (a view for
+            # aligned fixed-size types; sub-byte, boolean and unaligned ones are unpacked or
+            # copied then).
             info = TensorInfo(shape, element_type, why="the Const's shape")
             info.defer(partial(_deferred_value, layer, key, element_type, shape, offset, direct), 0)
             return [info]

@@ -94,22 +94,28 @@ class Net:
 
     def const(self, name, values):
         values = np.asarray(values)
-        i, etype = self._id(), from_numpy_dtype(values.dtype)
-        raw = values.tobytes()
+        etype = from_numpy_dtype(values.dtype)
+        return self.const_raw(name, values.tobytes(), etype.name, list(values.shape))
+
+    def const_raw(self, name, raw, etype, shape):
+        """A Const of element type ``etype`` (a name: ``u4``, ``boolean``) and ``shape`` whose
+        bytes in the .bin are ``raw`` (bytes or an array's bytes), placed where the blob ends."""
+        raw = bytes(raw) if not isinstance(raw, np.ndarray) else raw.tobytes()
+        i, etype = self._id(), element_type(etype)
         offset = len(self.blob)
         self.blob += raw
-        shape = ", ".join(map(str, values.shape))
+        written = ", ".join(map(str, shape))
         self.layers.append(
             f'    <layer id="{i}" name="{name}" type="Const" version="opset1">\n'
-            f'      <data element_type="{etype.name}" shape="{shape}" offset="{offset}" '
+            f'      <data element_type="{etype.name}" shape="{written}" offset="{offset}" '
             f'size="{len(raw)}"/>\n'
             "      <output>\n"
             f'        <port id="0" precision="{etype.precision}" names="{name}">'
-            f"{dims(values.shape)}</port>\n"
+            f"{dims(shape)}</port>\n"
             "      </output>\n"
             "    </layer>\n"
         )
-        return (i, 0, list(values.shape), etype.precision)
+        return (i, 0, list(shape), etype.precision)
 
     def op(self, name, op_type, version, data, inputs, out_dims, precision=None):
         i = self._id()

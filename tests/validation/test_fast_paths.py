@@ -190,3 +190,36 @@ def test_two_ports_of_one_id_are_reported_and_unique_ids_pass():
         ("duplicate-port-id", "layer 1 'a' (Add) has two input ports with id 0 (lines 1 and 1)")
     ]
     assert _messages(_layer("Add", 'auto_broadcast="numpy"', [[2], [2]], [2])) == []
+
+
+def test_sub_byte_boolean_and_unaligned_consts_are_decoded_only_when_read():
+    # u4 weights (a Convert reads only their shape), a boolean Const and an unaligned f32 Const
+    # feeding no rule that reads values: none is decoded by validation; a u4 Const whose value
+    # a rule reads (a Reshape target is integer, so an i4 target) is, with the right values.
+    from tests.helpers.ir_text import Net
+
+    net = Net()
+    x = net.param("x", "2,8")
+    packed = np.array([0x21, 0x43, 0x65, 0x87] * 4, np.uint8)  # u4 1..8, twice per row
+    weights = net.const_raw("w", packed, "u4", [2, 8])
+    wide = net.op("wide", "Convert", "opset1", {"destination_type": "f32"}, [weights], [2, 8],
+                  precision="FP32")  # fmt: skip
+    net.result(net.op("sum", "Add", "opset1", None, [x, wide], [2, 8]), "out")
+    flags = net.const_raw("flags", np.array([1, 0, 1], np.uint8), "boolean", [3])
+    net.result(flags, "flags_out")
+    assert len(net.blob) % 4  # the next Const starts at an unaligned offset
+    odd = net.const_raw("odd", np.arange(3, dtype=np.float32).view(np.uint8), "f32", [3])
+    net.result(odd, "odd_out")
+    target = net.const_raw("target", np.array([0x46], np.uint8), "i4", [2])  # 6, 4
+    net.result(net.op("r", "Reshape", "opset1", {"special_zero": "false"}, [x, target], [6, 4]),
+               "r_out")  # fmt: skip
+    model = irrun.load(net.text(), weights=bytes(net.blob))
+    report = model.validate()
+    assert report.ok, report.to_text()
+    decoded = {layer.name for layer in model.layers if id(layer) in model._constants}
+    assert decoded == {"target"}
+    by_name = {layer.name: layer for layer in model.layers}
+    assert model.constant(by_name["target"]).tolist() == [6, 4]
+    assert model.constant(by_name["w"]).tolist() == [[1, 2, 3, 4, 5, 6, 7, 8]] * 2
+    assert model.constant(by_name["flags"]).tolist() == [True, False, True]
+    assert model.constant(by_name["odd"]).tolist() == [0.0, 1.0, 2.0]
