@@ -19,6 +19,9 @@ Arithmetic reductions take any numeric type (not boolean); the logical ones bool
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import numpy as np
 
 from irrun.ops._shape_ops import check_integer_input
@@ -187,9 +190,53 @@ def accumulator(dtype) -> np.dtype:
 
 
 def float_sum(data: np.ndarray, axes: tuple, keep_dims: bool) -> np.ndarray:
-    """The sum over ``axes`` accumulated in :func:`accumulator`'s dtype, in the data's dtype."""
-    total = np.sum(data, axis=axes, keepdims=keep_dims, dtype=accumulator(data.dtype))
-    return np.asarray(total).astype(data.dtype, copy=False)
+    """The sum over ``axes`` accumulated in :func:`accumulator`'s dtype, in the data's dtype.
+
+    Floats narrower than float64 reduced over their trailing axes (a global pool: H, W of
+    NCHW) of C-contiguous data are summed as rows of a matrix: each block of rows converted
+    to float64 (about :data:`SUM_BLOCK_ELEMENTS` at once, so that it stays in cache) and
+    multiplied by a vector of ones (one BLAS ``dgemv``). That is a float64 sum too, in another
+    order than ``np.sum``'s; rounded to the data's type, the two agree but in rare ties.
+    """
+    dtype = data.dtype
+    accumulate = accumulator(dtype)
+    if (accumulate == np.float64 and dtype.itemsize < 8 and axes and data.ndim and data.size
+            and axes == tuple(range(axes[0], data.ndim)) and data.flags.c_contiguous):  # fmt: skip
+        kept = data.shape[: axes[0]]
+        count = data.size // max(1, math.prod(kept))
+        total = _row_sums(data.reshape(-1, count), count)
+        shape = (*kept, *((1,) * len(axes))) if keep_dims else kept
+        return total.reshape(shape).astype(dtype, copy=False)
+    total = np.sum(data, axis=axes, keepdims=keep_dims, dtype=accumulate)
+    return np.asarray(total).astype(dtype, copy=False)
+
+
+#: Elements per block of rows that :func:`float_sum` converts to float64 at once (1 MiB).
+SUM_BLOCK_ELEMENTS = 1 << 17
+
+
+def _row_sums(rows: np.ndarray, count: int) -> np.ndarray:
+    """The float64 sums of the rows of a C-contiguous matrix ``[R, count]`` of a float type
+    narrower than float64."""
+    ones = _ones(count)
+    total = np.empty(rows.shape[0], np.float64)
+    step = max(1, SUM_BLOCK_ELEMENTS // count)
+    if step >= rows.shape[0]:
+        return np.dot(rows.astype(np.float64), ones, out=total)
+    wide = np.empty((step, count), np.float64)
+    for low in range(0, rows.shape[0], step):
+        high = min(low + step, rows.shape[0])
+        block = wide[: high - low]
+        block[...] = rows[low:high]
+        np.dot(block, ones, out=total[low:high])
+    return total
+
+
+@lru_cache(maxsize=64)
+def _ones(count: int) -> np.ndarray:
+    ones = np.ones(count, np.float64)
+    ones.flags.writeable = False
+    return ones
 
 
 def product_of_elements(elements):
