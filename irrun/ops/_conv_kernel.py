@@ -35,11 +35,10 @@ All sum the same ``C/G * prod(k)`` products per output in a ``np.matmul``. f16/b
 computed in f32 and rounded once; integer types accumulate in their own type (wrapping alike
 in every kernel).
 
-Grouped convolutions with enough work (:data:`PARALLEL_MIN_PRODUCTS`) are split into chunks of
-groups, one per kernel thread of the run (``threads=``; :mod:`irrun.execution.threads`), each
-chunk computed as it would be alone: the values do not depend on the thread count. The tap
-loop's work arrays live in buffers each thread reuses (:func:`_scratch`). ``out=`` writes the
-result into a given array (the executor's ``evaluate_into``).
+The tap loop's work arrays live in buffers each thread reuses (:func:`_scratch`). ``out=``
+writes the result into a given array (the executor's ``evaluate_into``). The tap loop runs in
+the calling thread: splitting the groups over worker threads was slower at 2 threads (its
+many small NumPy calls hand the GIL back and forth); the GEMMs use the BLAS threads.
 """
 
 from __future__ import annotations
@@ -82,10 +81,6 @@ TAP_MAX_CHANNELS = 64
 
 #: Column bytes per block of rows in the tap loop (so that they stay in cache).
 TAP_BLOCK_BYTES = 1 << 20
-
-#: Grouped convolutions with at least this many products (MACs) are split into chunks of
-#: groups, one per kernel thread (:func:`irrun.execution.threads.kernel_threads`).
-PARALLEL_MIN_PRODUCTS = 1 << 17
 
 
 #: The attributes of every convolution (the backward-data ones add ``output_padding``).
@@ -368,47 +363,14 @@ def convolve(
         return empty.astype(dtype)
     if method is None:
         method = choose_method(groups, per_group, out_per_group, kernel)
-    chunks = _group_chunks(groups, batch * groups * out_per_group * per_group
-                           * math.prod(kernel) * math.prod(out_sizes))  # fmt: skip
-    if len(chunks) > 1:
-        from irrun.execution.threads import parallel
-
-        # Groups are independent convolutions: each chunk of them is computed as it would be
-        # alone (the same matmul calls, hence the same values) into its slice of the output.
-        if out is None:
-            out = np.empty((batch, groups * out_per_group, *out_sizes), dtype)
-
-        def chunk(bounds):
-            low, high = bounds
-            _convolve(data[:, low * per_group : high * per_group], filters[low:high],
-                      high - low, pads_begin, pads_end, strides, dilations, out_sizes, method,
-                      dtype, out[:, low * out_per_group : high * out_per_group])  # fmt: skip
-
-        parallel(chunk, chunks)
-        return out
     return _convolve(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes,
                      method, dtype, out)  # fmt: skip
 
 
-def _group_chunks(groups: int, products: int) -> list:
-    """The groups split into one contiguous ``(low, high)`` chunk per kernel thread, when
-    there are several groups, several threads and at least :data:`PARALLEL_MIN_PRODUCTS`
-    products to compute (below, handing the work over costs more than it saves)."""
-    if groups < 2 or products < PARALLEL_MIN_PRODUCTS:
-        return [(0, groups)]
-    from irrun.execution.threads import kernel_threads
-
-    count = min(kernel_threads(), groups)
-    if count < 2:
-        return [(0, groups)]
-    edges = [groups * i // count for i in range(count + 1)]
-    return list(zip(edges[:-1], edges[1:]))
-
-
 def _convolve(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes,
               method, dtype, out):  # fmt: skip
-    """:func:`convolve` on inputs of the working dtype with the kernel chosen, in the calling
-    thread: into ``out`` when given, else a new array of ``dtype``."""
+    """:func:`convolve` on inputs of the working dtype with the kernel chosen: into ``out``
+    when given, else a new array of ``dtype``."""
     work = data.dtype
     kernel = filters.shape[3:]
     # The kernels write into ``target`` (the caller's array) when it can take the working
@@ -598,8 +560,8 @@ def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, o
     ``[rows, Cg * prod(k), span]``; one batched ``np.matmul`` with the filters
     ``[rows, Og, Cg * prod(k)]`` gives the block's outputs. Rows (``N * G``) are blocked so
     that the columns take about :data:`TAP_BLOCK_BYTES`. The few extra columns of each output
-    row (``Q - out`` on the inner axes) are computed too and cropped at the end, into
-    ``target`` when given (else a new array).
+    row (``Q - out`` on the inner axes) are computed too and cropped block by block, into
+    ``target`` when given and C-contiguous (else a new array).
 
     The phase grid, the columns and the uncropped outputs live in buffers this thread reuses
     from call to call (:func:`_scratch`): big arrays allocated anew would have their pages
@@ -620,34 +582,43 @@ def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, o
     weights = filters.reshape(groups, out_per_group, per_group, -1)[..., order]
     weights = weights.reshape(groups, out_per_group, depth)
     weights = np.broadcast_to(weights, (batch, *weights.shape)).reshape(rows, out_per_group, depth)
-    total = _scratch(1, (rows, out_per_group, out_sizes[0] * pitches[0]), work)
     block = max(1, min(rows, TAP_BLOCK_BYTES // (depth * span * work.itemsize)))
     item = work.itemsize
-
+    # Each run's taps as one strided view over all rows (made once; blocks slice it).
+    views = []
+    for phase, start, counts, tap_steps, taps in runs:
+        part = source[:, :, phase, start:]
+        view = np.lib.stride_tricks.as_strided(
+            part,
+            (rows, per_group, *counts, span),
+            (*part.strides[:2], *(t * item for t in tap_steps), item),
+            writeable=False,
+        )
+        views.append((view, len(taps), counts))
     columns = _scratch(2, (block, per_group, len(order), span), work)
+    # A block's outputs on the phase grid, cropped into the result block by block (while
+    # they are in cache).
+    row_cells = out_sizes[0] * pitches[0]
+    products = _scratch(1, (block, out_per_group, row_cells), work)
+    if target is None or not target.flags.c_contiguous:
+        target = np.empty((batch, groups * out_per_group, *out_sizes), work)
+    # [N, G*Og, *out] as [rows, Og, *out] (a view: the target is C-contiguous)
+    result = target.reshape(rows, out_per_group, *out_sizes)
+    crop = (Ellipsis, *(slice(0, o) for o in out_sizes[1:]))
     for low in range(0, rows, block):
         high = min(rows, low + block)
         tile = columns[: high - low]
         first = 0
-        for phase, start, counts, tap_steps, taps in runs:
-            part = source[low:high, :, phase, start:]
-            view = np.lib.stride_tricks.as_strided(
-                part,
-                (high - low, per_group, *counts, span),
-                (*part.strides[:2], *(t * item for t in tap_steps), item),
-                writeable=False,
-            )
+        for view, count, counts in views:
             # (splitting one axis of a slice of the contiguous tile is always a view)
-            slots = tile[:, :, first : first + len(taps)]
-            slots.reshape(high - low, per_group, *counts, span)[...] = view
-            first += len(taps)
+            slots = tile[:, :, first : first + count]
+            slots.reshape(high - low, per_group, *counts, span)[...] = view[low:high]
+            first += count
+        product = products[: high - low]
         np.matmul(weights[low:high], tile.reshape(high - low, depth, span),
-                  out=total[low:high, :, :span])  # fmt: skip
-    full = total.reshape(batch, groups * out_per_group, out_sizes[0], *steps[1:])
-    cropped = full[(Ellipsis, *(slice(0, o) for o in out_sizes[1:]))]
-    if target is None:
-        target = np.empty(cropped.shape, work)
-    np.copyto(target, cropped)
+                  out=product[:, :, :span])  # fmt: skip
+        grid_rows = product.reshape(high - low, out_per_group, out_sizes[0], *steps[1:])
+        result[low:high] = grid_rows[crop]
     return target
 
 
