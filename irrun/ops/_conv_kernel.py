@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 import threading
+from functools import lru_cache
 
 import numpy as np
 
@@ -192,7 +193,21 @@ class ConvolutionFamily(Op):
 
     # -- kernel ---------------------------------------------------------------------------
     def _run(self, data: np.ndarray, filters: np.ndarray, groups: int, out=None) -> np.ndarray:
-        """:func:`convolve` with the layer's attributes (into ``out`` when given)."""
+        """:func:`convolve` with the layer's attributes (into ``out`` when given); the pads
+        resolved for a data and filter shape are remembered (a run repeats them)."""
+        key = (data.shape, filters.shape)
+        pads = self.__dict__.get("_resolved_pads")
+        if pads is None:
+            pads = self._resolved_pads = {}
+        found = pads.get(key)
+        if found is None:
+            found = self._resolve(data, filters)
+            if len(pads) < 16:
+                pads[key] = found
+        begin, end = found
+        return convolve(data, filters, groups, begin, end, self.strides, self.dilations, out=out)
+
+    def _resolve(self, data: np.ndarray, filters: np.ndarray):
         spatial = data.ndim - 2
         kernel = filters.shape[-spatial:]
         sizes = [Dim(s) for s in data.shape[2:]]
@@ -214,7 +229,7 @@ class ConvolutionFamily(Op):
                 "'?' for -1 and ignores lower ones) and its CPU plugin cannot compile them, so "
                 "irrun does not run this layer"
             )
-        return convolve(data, filters, groups, begin, end, self.strides, self.dilations, out=out)
+        return begin, end
 
 
 WINDOW_ATTRIBUTES = ("strides", "dilations", "pads_begin", "pads_end", "output_padding")
@@ -346,6 +361,14 @@ def convolve(
     [[10.0, 18.0], [42.0, 50.0]]
     """
     dtype = data.dtype
+    if (method is None and dtype.kind in "fiu" and dtype.itemsize >= 4
+            and filters.dtype == dtype and data.size and filters.size
+            and filters.shape[3:] == (1,) * (data.ndim - 2)
+            and not any(pads_begin) and not any(pads_end)
+            and all(s == 1 for s in strides)):  # fmt: skip
+        # A 1x1 kernel on the data itself (most of a MobileNet): the pointwise kernel's one
+        # np.matmul, without the general path's bookkeeping.
+        return _direct_pointwise(data, filters, groups, out)
     work = np.float32 if (dtype.kind == "f" and dtype.itemsize < 4) or dtype.kind == "V" else dtype
     data = data.astype(work, copy=False)
     filters = filters.astype(work, copy=False)
@@ -472,6 +495,23 @@ def _pointwise(data, filters, groups, pads_begin, pads_end, strides, out_sizes, 
     return product.reshape(batch, groups * out_per_group, *out_sizes)
 
 
+def _direct_pointwise(data, filters, groups, out):
+    """:func:`_pointwise` of unpadded, unstrided data of the filters' (native) dtype, into
+    ``out`` when given: the same ``np.matmul``."""
+    batch = data.shape[0]
+    _, out_per_group, per_group, *_ = filters.shape
+    columns = data.reshape(batch, groups, per_group, -1)
+    weights = filters.reshape(groups, out_per_group, per_group)
+    if out is not None and out.dtype == data.dtype and out.flags.c_contiguous:
+        np.matmul(weights, columns, out=out.reshape(batch, groups, out_per_group, -1))
+        return out
+    product = np.matmul(weights, columns).reshape(batch, groups * out_per_group, *data.shape[2:])
+    if out is not None:
+        np.copyto(out, product, casting="unsafe")
+        return out
+    return product
+
+
 def _phase_grid(data, pads_begin, pads_end, strides, scratch=False):
     """The padded data split into stride phases: ``([N, C, prod(strides), prod(Q)], Q)``
     (``scratch``: in this thread's reused buffer, :func:`_scratch`, valid until the next call).
@@ -514,7 +554,7 @@ def _phase_grid(data, pads_begin, pads_end, strides, scratch=False):
     return grid.reshape(batch, channels, phases, -1), steps
 
 
-def _tap_runs(kernel, strides, dilations, pitches):
+def _tap_runs(kernel, strides, dilations, pitches) -> tuple:
     """The kernel taps grouped by stride phase, each group a regular grid of offsets:
     ``[(phase, start, counts, steps, taps)]``, where the group's taps read flat phase
     ``phase`` from ``start + sum(k[a] * steps[a])`` (``0 <= k[a] < counts[a]``) and ``taps``
@@ -523,6 +563,12 @@ def _tap_runs(kernel, strides, dilations, pitches):
     On one axis, the taps ``t`` whose offset ``t * d`` has residue ``r`` modulo the stride
     ``s`` are every ``s / gcd(s, d)``-th tap from the first one, and their positions on the
     phase grid, ``t * d // s``, step by ``d / gcd(s, d)``."""
+    # (pure, and every run asks again for the same layers: remembered)
+    return _tap_runs_of(tuple(kernel), tuple(strides), tuple(dilations), tuple(pitches))
+
+
+@lru_cache(maxsize=256)
+def _tap_runs_of(kernel, strides, dilations, pitches) -> tuple:
     per_axis = []
     for k, s, d in zip(kernel, strides, dilations):
         step = s // math.gcd(s, d)
@@ -544,7 +590,7 @@ def _tap_runs(kernel, strides, dilations, pitches):
                                          kernel))
                 for index in np.ndindex(*counts)]  # fmt: skip
         runs.append((int(np.ravel_multi_index(phase, strides)), start, counts, steps, taps))
-    return runs
+    return tuple(runs)
 
 
 def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, out_sizes,
