@@ -302,3 +302,36 @@ def test_a_body_is_built_once_and_run_with_its_parameters_fed(registered):
     assert model.run(data)["twice:out1"].tolist() == [4, 8]
     compiled = model.compile()
     assert compiled.builds == 2  # the model and its body, once each
+
+
+def test_dynamic_outputs_take_the_slow_check_once_per_shape(tmp_path, monkeypatch):
+    """An output of a dynamic inferred shape is checked against it on the first run of each
+    shape (the verdict depends on the shape and dtype alone); a wrong shape is still caught."""
+    from irrun.execution import engine
+
+    x = param([-1, 3])
+    model = save(tmp_path, [opset1.result(named(opset1.relu(opset1.negative(x)), "y"))], [x])
+    compiled = model.compile()
+    checks = []
+    real = engine._check_output
+
+    def counting(model, layer, port, array):
+        checks.append((layer.name, array.shape))
+        return real(model, layer, port, array)
+
+    monkeypatch.setattr(engine, "_check_output", counting)
+    feed = {"x": np.ones((2, 3), np.float32)}
+    compiled.run(feed)
+    first = len(checks)
+    assert first >= 2  # both layers' outputs are dynamic: [?,3]
+    compiled.run(feed)
+    assert len(checks) == first  # remembered
+    compiled.run({"x": np.ones((4, 3), np.float32)})
+    assert len(checks) == 2 * first  # a new shape is checked
+    node = next(n for n in compiled.program.fast if n.layer.name == "y")
+    monkeypatch.setattr(node, "evaluate", lambda arguments: [np.zeros((2, 4), np.float32)])
+    with pytest.raises(irrun.InternalError, match=r"produced shape \[2, 4\], but validation"):
+        compiled.run(feed)
+    monkeypatch.setattr(node, "evaluate", lambda arguments: [np.zeros((2, 3), np.float64)])
+    with pytest.raises(irrun.InternalError, match=r"produced float64, but validation"):
+        compiled.run(feed)
