@@ -532,11 +532,9 @@ def _phase_grid(data, pads_begin, pads_end, strides, scratch=False):
     if phases == 1 and not any(begin) and not any(end):
         return np.ascontiguousarray(data).reshape(batch, channels, 1, -1), steps
     shape = (batch, channels, *strides, *steps)
-    if scratch:
-        grid = _scratch(0, shape, data.dtype)
-        grid.fill(0)
-    else:
-        grid = np.zeros(shape, data.dtype)
+    # A reused buffer is zeroed where no data goes (the pads, the ends past them) only.
+    grid = _scratch(0, shape, data.dtype) if scratch else np.zeros(shape, data.dtype)
+    every = (slice(None), slice(None))
     for phase in np.ndindex(*strides):
         target, source = [], []
         for r, b, s, size in zip(phase, begin, strides, sizes):
@@ -548,9 +546,15 @@ def _phase_grid(data, pads_begin, pads_end, strides, scratch=False):
             target.append(slice(first, first + count))
             source.append(slice(start, None, s))
         else:
-            grid[(slice(None), slice(None), *phase, *target)] = data[
-                (slice(None), slice(None), *source)
-            ]
+            grid[(*every, *phase, *target)] = data[(*every, *source)]
+            if scratch:
+                for axis, kept in enumerate(target):
+                    before = (slice(None),) * axis
+                    grid[(*every, *phase, *before, slice(0, kept.start))] = 0
+                    grid[(*every, *phase, *before, slice(kept.stop, None))] = 0
+            continue
+        if scratch:
+            grid[(*every, *phase)] = 0  # no data in this phase
     return grid.reshape(batch, channels, phases, -1), steps
 
 

@@ -70,3 +70,24 @@ def test_each_thread_has_its_own_buffers():
     for worker in workers:
         worker.join()
     assert not failures
+
+
+def test_the_reused_phase_grid_is_zero_wherever_no_data_goes():
+    """The buffer is zeroed only outside the data (pads, the ends past them, phases no data
+    reaches): the same grid as a zeroed array, whatever the buffer held before."""
+    rng = np.random.default_rng(0)
+    compared = 0
+    for _ in range(200):
+        rank = int(rng.integers(1, 4))
+        sizes = [int(v) for v in rng.integers(1, 9, rank)]
+        strides = [int(v) for v in rng.integers(1, 4, rank)]
+        begin = [int(v) for v in rng.integers(0, 4, rank)]
+        end = [int(v) for v in rng.integers(-1, 4, rank)]
+        end = [max(e, 1 - s) for e, s in zip(end, sizes)]  # a crop leaves some data
+        data = rng.standard_normal((2, 3, *sizes)).astype(np.float32)
+        expected, steps = _conv_kernel._phase_grid(data, begin, end, strides)
+        _conv_kernel._scratch(0, (expected.size,), np.float32)[...] = np.nan
+        got, got_steps = _conv_kernel._phase_grid(data, begin, end, strides, scratch=True)
+        assert got_steps == steps and np.array_equal(got, expected)
+        compared += 1
+    assert compared == 200
