@@ -118,6 +118,8 @@ def test_binary_evaluate_into_broadcasts_numpy_and_pdpd():
     ("Negative", INTS8), ("Negative", FLOATS), ("Abs", INTS8), ("Abs", FLOATS),
     ("BitwiseNot", INTS8), ("Exp", FLOATS), ("Sqrt", FLOATS), ("Sin", FLOATS.astype(np.float64)),
     ("Tanh", FLOATS), ("Log", FLOATS),
+    ("Relu", FLOATS), ("Relu", HALVES), ("Relu", INTS8),
+    ("Relu", FLOATS.astype(ml_dtypes.bfloat16)),
 ])  # fmt: skip
 def test_unary_evaluate_into_equals_evaluate_also_in_place(op_type, values):
     version = 13 if op_type == "BitwiseNot" else 1
@@ -146,7 +148,7 @@ def test_unary_evaluate_into_falls_back_where_the_ufunc_would_differ(op_type, va
 
 
 @pytest.mark.parametrize(("op_type", "inputs"), [
-    ("Relu", [FLOATS]), ("Maximum", [FLOATS, np.roll(FLOATS, 1)]), ("Floor", [INTS8]),
+    ("Maximum", [FLOATS, np.roll(FLOATS, 1)]), ("Floor", [INTS8]),
     ("Sigmoid", [FLOATS]), ("Divide", [FLOATS, np.roll(FLOATS, 1)]),
 ])  # fmt: skip
 def test_ops_whose_compute_is_not_one_ufunc_compute_and_copy(op_type, inputs):
