@@ -21,7 +21,8 @@ Run as ``python bench/bench_execute.py [--quick] [--real-models] [--threads N]``
   has torch and transformers (``--torch-python``; ``bench/requirements-real-models.txt``), IR
   and ONNX cached in a temporary folder. irrun's latency (median of at least 5 runs after a
   warm-up) against OpenVINO CPU f32 with the same threads, onnxruntime (when installed) and
-  the reference evaluator on the ONNX export; and irrun's peak RSS, measured in a fresh
+  the reference evaluator on the ONNX export (onnxruntime's threads told not to spin after a
+  run, which took the cores of the next contender); and irrun's peak RSS, measured in a fresh
   process, against the weights it touches plus folded values plus the largest live set of
   tensors.
 
@@ -329,6 +330,11 @@ def real_model_row(name: str, xml: Path, inputs, threads: int, repeat: int, onnx
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
+            # Its worker threads would otherwise spin after each run, taking the cores of
+            # the next contender in the round (irrun's BLAS threads at 2 threads: MobileNetV3
+            # 42 ms instead of 20); without spinning onnxruntime is no slower.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(str(onnx_path), options,
                                                    providers=["CPUExecutionProvider"])  # fmt: skip
             contenders["onnxruntime"] = lambda: session.run(None, onnx_feeds)
