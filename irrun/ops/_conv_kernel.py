@@ -522,7 +522,9 @@ def _phase_grid(data, pads_begin, pads_end, strides, scratch=False):
     ``t*d // s`` on with step 1, so every tap is a contiguous slice of a flat phase. With
     unit strides the single phase is the padded data (the data itself without pads).
     """
-    data = pad_array(data, [min(b, 0) for b in pads_begin], [min(e, 0) for e in pads_end], 0)
+    if min(pads_begin) < 0 or min(pads_end) < 0:  # negative pads crop
+        data = pad_array(data, [min(b, 0) for b in pads_begin], [min(e, 0) for e in pads_end],
+                         0)  # fmt: skip
     begin = [max(b, 0) for b in pads_begin]
     end = [max(e, 0) for e in pads_end]
     batch, channels, *sizes = data.shape
@@ -548,10 +550,12 @@ def _phase_grid(data, pads_begin, pads_end, strides, scratch=False):
         else:
             grid[(*every, *phase, *target)] = data[(*every, *source)]
             if scratch:
-                for axis, kept in enumerate(target):
+                for axis, (kept, count) in enumerate(zip(target, steps)):
                     before = (slice(None),) * axis
-                    grid[(*every, *phase, *before, slice(0, kept.start))] = 0
-                    grid[(*every, *phase, *before, slice(kept.stop, None))] = 0
+                    if kept.start:
+                        grid[(*every, *phase, *before, slice(0, kept.start))] = 0
+                    if kept.stop < count:
+                        grid[(*every, *phase, *before, slice(kept.stop, None))] = 0
             continue
         if scratch:
             grid[(*every, *phase)] = 0  # no data in this phase
@@ -631,19 +635,22 @@ def _tap_loop(data, filters, groups, pads_begin, pads_end, strides, dilations, o
     # the filters' taps in the order of the runs: [rows, Og, Cg * taps]
     weights = filters.reshape(groups, out_per_group, per_group, -1)[..., order]
     weights = weights.reshape(groups, out_per_group, depth)
-    weights = np.broadcast_to(weights, (batch, *weights.shape)).reshape(rows, out_per_group, depth)
+    if batch > 1:
+        weights = np.broadcast_to(weights, (batch, *weights.shape))
+        weights = weights.reshape(rows, out_per_group, depth)
     block = max(1, min(rows, TAP_BLOCK_BYTES // (depth * span * work.itemsize)))
     item = work.itemsize
-    # Each run's taps as one strided view over all rows (made once; blocks slice it).
+    # Each run's taps as one strided view over all rows (made once; blocks slice it), built
+    # on the contiguous grid's buffer (NumPy checks that it stays inside; as_strided would
+    # cost several microseconds more per view).
     views = []
+    flat = source.shape[3]
     for phase, start, counts, tap_steps, taps in runs:
-        part = source[:, :, phase, start:]
-        view = np.lib.stride_tricks.as_strided(
-            part,
-            (rows, per_group, *counts, span),
-            (*part.strides[:2], *(t * item for t in tap_steps), item),
-            writeable=False,
-        )
+        view = np.ndarray((rows, per_group, *counts, span), work, buffer=source,
+                          offset=(phase * flat + start) * item,
+                          strides=(*source.strides[:2], *(t * item for t in tap_steps),
+                                   item))  # fmt: skip
+        view.flags.writeable = False
         views.append((view, len(taps), counts))
     columns = _scratch(2, (block, per_group, len(order), span), work)
     # A block's outputs on the phase grid, cropped into the result block by block (while

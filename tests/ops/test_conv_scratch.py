@@ -91,3 +91,18 @@ def test_the_reused_phase_grid_is_zero_wherever_no_data_goes():
         assert got_steps == steps and np.array_equal(got, expected)
         compared += 1
     assert compared == 200
+
+
+@pytest.mark.parametrize("strides, pads", [((1, 1), (0, 0)), ((2, 1), (0, 0)), ((1, 1), (1, 1))])
+def test_read_only_inputs_and_the_data_itself_as_the_grid(strides, pads):
+    """Without pads or strides the tap views are built on the data's own (read-only) memory,
+    which is never written."""
+    data = RNG.standard_normal((2, 6, 5, 7)).astype(np.float32)
+    filters = RNG.standard_normal((6, 1, 1, 3, 3)).astype(np.float32)
+    kept = data.copy()
+    data.flags.writeable = False
+    filters.flags.writeable = False
+    arguments = (data, filters, 6, list(pads), list(pads), list(strides), [1, 1])
+    got = convolve(*arguments, method="taps")
+    np.testing.assert_allclose(got, _reference(*arguments), rtol=1e-5, atol=1e-5)
+    assert data.tobytes() == kept.tobytes()
