@@ -6,7 +6,8 @@
   Squeeze or Unsqueeze) is the indices of a Gather whose data size along the gathered axis
   is known (token ids into an embedding table), the range is ``[0, that size)`` (the smallest
   such size when it indexes several tables); otherwise :data:`DEFAULT_INTEGER_RANGE`
-  (``[0, 10)``), cut to what the type holds.
+  (``[0, 10)``), cut to what the type holds. Sequence lengths (of LSTMSequence,
+  GRUSequence, RNNSequence, ReverseSequence) over ``s`` steps are drawn from ``[1, s]``.
 - String inputs: one lowercase letter each.
 - Dynamic dims: from ``shapes`` (``{input name: shape}``), else the dim's lower bound when it
   is at least 1, else :data:`DEFAULT_DIM` (1), never above the dim's upper bound. An input of
@@ -173,8 +174,10 @@ def _draw(rng, model, model_input, etype, shape) -> np.ndarray:
 
 def _index_range(model, port) -> tuple | None:
     """``(0, n)`` when the tensor of ``port`` indexes a Gather's data of ``n`` rows along its
-    axis (through value-preserving layers), the smallest such ``n``; else ``None``."""
-    sizes = []
+    axis (through value-preserving layers), the smallest such ``n``; else ``(1, s + 1)`` when
+    it is the sequence lengths of a recurrent sequence op or ReverseSequence over ``s``
+    steps, the smallest such ``s``; else ``None``."""
+    sizes, lengths = [], []
     pending, seen = [port], set()
     while pending:
         output = pending.pop()
@@ -189,7 +192,46 @@ def _index_range(model, port) -> tuple | None:
                 size = _gathered_size(model, layer)
                 if size is not None:
                     sizes.append(size)
-    return (0, min(sizes)) if sizes else None
+            else:
+                steps = _sequence_length_bound(model, layer, consumer)
+                if steps is not None:
+                    lengths.append(steps)
+    if sizes:
+        return (0, min(sizes))
+    return (1, min(lengths) + 1) if lengths else None
+
+
+#: Sequence length inputs: op type -> (its input index, the input whose dim bounds it and
+#: that dim's index, or None: the op's ``seq_axis`` attribute).
+_LENGTHS = {
+    "LSTMSequence": (3, 0, 1),
+    "GRUSequence": (2, 0, 1),
+    "RNNSequence": (2, 0, 1),
+    "ReverseSequence": (1, 0, None),
+}
+
+
+def _sequence_length_bound(model, layer, consumer) -> int | None:
+    """The number of steps a sequence length fed to ``consumer`` may reach (the sequence
+    dim of the data it measures, when static and at least 1), or ``None``."""
+    entry = _LENGTHS.get(layer.type)
+    if entry is None or len(layer.inputs) <= entry[0] or layer.inputs[entry[0]] is not consumer:
+        return None
+    _, data_input, axis = entry
+    data = model.producer(layer.inputs[data_input])
+    shape = data.inferred_shape if data is not None else None
+    if shape is None or not shape.rank_is_static:
+        return None
+    if axis is None:
+        try:
+            axis = int(layer.attributes.get("seq_axis", "1"))
+        except ValueError:
+            return None
+    rank = shape.rank
+    if not -rank <= axis < rank:
+        return None
+    dim = shape[axis]
+    return dim.lower if dim.is_static and dim.lower > 0 else None
 
 
 def _gathered_size(model, layer) -> int | None:
