@@ -135,8 +135,9 @@ def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
     output's name, shape, dtype and first values are printed.
 
     Random inputs (no --inputs): floats standard normal, booleans even,
-    integers in [0, N) when they index a Gather table of N rows, else in
-    [0, 10); dynamic dims from --shape, else their lower bound or 1.
+    integers in [0, N) when they index a Gather table of N rows, in [1, S] when
+    they are the sequence lengths of a sequence of S steps, else in [0, 10);
+    dynamic dims from --shape, else their lower bound or 1.
     """
     import numpy as np
 
