@@ -218,15 +218,21 @@ def _sequence_length_bound(model, layer, consumer) -> int | None:
     if entry is None or len(layer.inputs) <= entry[0] or layer.inputs[entry[0]] is not consumer:
         return None
     _, data_input, axis = entry
-    data = model.producer(layer.inputs[data_input])
-    shape = data.inferred_shape if data is not None else None
-    if shape is None or not shape.rank_is_static:
-        return None
     if axis is None:
         try:
             axis = int(layer.attributes.get("seq_axis", "1"))
         except ValueError:
             return None
+    return _static_size(model, layer.inputs[data_input], axis)
+
+
+def _static_size(model, port, axis: int) -> int | None:
+    """The inferred size of the tensor feeding ``port`` along ``axis``, when static and at
+    least 1; else ``None``."""
+    data = model.producer(port)
+    shape = data.inferred_shape if data is not None else None
+    if shape is None or not shape.rank_is_static:
+        return None
     rank = shape.rank
     if not -rank <= axis < rank:
         return None
@@ -235,10 +241,6 @@ def _sequence_length_bound(model, layer, consumer) -> int | None:
 
 
 def _gathered_size(model, layer) -> int | None:
-    data = model.producer(layer.inputs[0])
-    shape = data.inferred_shape if data is not None else None
-    if shape is None or not shape.rank_is_static:
-        return None
     axis = 0
     if len(layer.inputs) >= 3:
         source = model.producer(layer.inputs[2])
@@ -248,8 +250,4 @@ def _gathered_size(model, layer) -> int | None:
             axis = int(np.asarray(model.constant(source.layer)).reshape(-1)[0])
         except Exception:  # noqa: BLE001 - an unreadable axis says nothing of the range
             return None
-    rank = shape.rank
-    if not -rank <= axis < rank:
-        return None
-    dim = shape[axis]
-    return dim.lower if dim.is_static and dim.lower > 0 else None
+    return _static_size(model, layer.inputs[0], axis)
