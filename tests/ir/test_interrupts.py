@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = textwrap.dedent(
     """
-    import _thread, gc, json, signal, sys, threading, time
+    import _thread, faulthandler, gc, json, signal, sys, threading, time
+
+    faulthandler.dump_traceback_later(120, exit=True)  # a hang shows where every thread is
     from tests.helpers.ir_text import Net
     import irrun
     from irrun.ir import reader
