@@ -20,9 +20,10 @@ Run as ``python bench/bench_execute.py [--quick] [--real-models] [--threads N]``
   (sequence 128), built with random weights by :mod:`bench.build_real_models` in a Python that
   has torch and transformers (``--torch-python``; ``bench/requirements-real-models.txt``), IR
   and ONNX cached in a temporary folder. irrun's latency (median of at least 5 runs after a
-  warm-up) against OpenVINO CPU f32 with the same threads, onnxruntime (when installed) and
-  the reference evaluator on the ONNX export (onnxruntime's threads told not to spin after a
-  run, which took the cores of the next contender); and irrun's peak RSS, measured in a fresh
+  warm-up) against OpenVINO CPU f32, onnxruntime (when installed) and the reference
+  evaluator on the ONNX export, all with the same threads (the reference's NumPy BLAS
+  limited like irrun's; onnxruntime's threads told not to spin after a run, which took the
+  cores of the next contender); and irrun's peak RSS, measured in a fresh
   process, against the weights it touches plus folded values plus the largest live set of
   tensors.
 
@@ -52,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 import irrun  # noqa: E402
 from irrun.execution import CompiledModel  # noqa: E402
+from irrun.execution.threads import blas_threads  # noqa: E402
 
 warnings.filterwarnings("ignore", message=".*openvino.runtime.*")
 import openvino as ov  # noqa: E402
@@ -356,9 +358,15 @@ def real_model_row(name: str, xml: Path, inputs, threads: int, repeat: int, onnx
         from onnx.reference import ReferenceEvaluator
 
         reference = ReferenceEvaluator(str(onnx_path))
+
+        def run_reference():
+            # Its NumPy BLAS gets the thread count every other contender has (NumPy's
+            # default would give it all cores in a --threads 1 row).
+            with blas_threads(threads):
+                return reference.run(None, onnx_feeds)
+
         # Slow: two rounds, each beside an irrun run, and the ratio of the two bests.
-        best = interleaved({"irrun": contenders["irrun"],
-                            "reference": lambda: reference.run(None, onnx_feeds)}, 2)  # fmt: skip
+        best = interleaved({"irrun": contenders["irrun"], "reference": run_reference}, 2)
         figures["reference_ms"] = best["reference"] * 1e3
         figures["reference_speedup"] = best["reference"] / best["irrun"]
     ratio = irrun_time / openvino_time
