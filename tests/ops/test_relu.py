@@ -29,3 +29,25 @@ def test_relu_f64_nan_gives_zero_and_negative_zero_gives_positive_zero():
     got = Relu.compute(None, np.array(SPECIAL * 9))
     assert got.reshape(9, -1)[0].tolist() == [0.0, 0.0, 0.0, 0.0, 2.5, np.inf, 0.0, 0.0, 1e-42]
     assert not np.signbit(got).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32])
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_relu_in_chunks_gives_what_the_formula_gives(dtype, layout):
+    """Big contiguous arrays take the chunked path (more than one chunk, a short last one),
+    in place and not; strided ones the scalar path."""
+    from irrun.ops.relu import CHUNK, _relu_into
+
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(2 * CHUNK + 123) * 100).astype(dtype)
+    if dtype != np.int32:
+        x[::97] = np.array(SPECIAL, dtype).repeat(len(x[::97]) // len(SPECIAL) + 1)[: len(x[::97])]
+    if layout == "strided":
+        x = np.stack([x, x])[:, ::2]
+    expected = np.where(x > 0, x, 0).astype(dtype)
+    out = np.empty_like(x)
+    _relu_into(x, out)
+    np.testing.assert_array_equal(out, expected)
+    assert not np.signbit(out).any()
+    _relu_into(x, x)  # in place
+    np.testing.assert_array_equal(x, expected)
