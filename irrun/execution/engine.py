@@ -1116,6 +1116,22 @@ def _set_fast(program, runs, keep) -> None:
     last readers (never the slots in ``keep`` nor the fed ones)."""
     program.fast = [replace(node) for node in program.nodes if runs(node)]
     _set_last_readers(program.fast, set(keep) | set(program.parameters.values()))
+    _skip_unread_outputs(program.fast, keep)
+
+
+def _skip_unread_outputs(nodes, keep) -> None:
+    """Let the nodes whose op has ``evaluate_needed(inputs, needed)`` leave out the outputs
+    that nothing in ``nodes`` reads and that are not kept (``needed``: one bool per output;
+    the op returns a stand-in of the right shape and type for the others). Only for a fast
+    schedule: stepping runs and captures see every output."""
+    read = {slot for node in nodes for slot in node.ins}
+    for node in nodes:
+        evaluate_needed = getattr(node.op, "evaluate_needed", None)
+        if evaluate_needed is None or node.folded:
+            continue
+        needed = tuple(slot in read or slot in keep for slot, _, _ in node.outs)
+        if not all(needed):
+            node.evaluate = bind(evaluate_needed, needed=needed)
 
 
 def _free(values, slots) -> None:
