@@ -37,9 +37,14 @@ CHILD = textwrap.dedent(
     text = net.text().encode()
     assert len(text) > 1 << 20  # large enough to be parsed in pieces
     reference = [(layer.id, layer.name, layer.line) for layer in irrun.load(text).layers]
-    started = time.perf_counter()
-    irrun.load_all(text)
-    duration = time.perf_counter() - started
+    # The fastest of three loads: a slower later load (a busy machine) then only moves the
+    # interrupts earlier into it, while a duration taken in a slow moment would put the late
+    # ones after the end of a faster load, where they hit nothing.
+    duration = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        irrun.load_all(text)
+        duration = min(duration, time.perf_counter() - started)
 
 
     def state():
