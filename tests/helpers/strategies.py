@@ -62,15 +62,20 @@ __all__ = [
 
 
 # -- settings -----------------------------------------------------------------------------------
-def op_settings(max_examples: int = 40, *, suppress_too_slow: bool = True) -> settings:
+def op_settings(
+    max_examples: int = 40, *, suppress_too_slow: bool = True, rejects_many: bool = False
+) -> settings:
     """The settings of an op test: ``max_examples`` examples, no deadline (OpenVINO's first
     call is slow), and the ``too_slow`` health check suppressed unless ``suppress_too_slow``
-    is false."""
-    if not suppress_too_slow:  # the health checks of the current profile
+    is false. ``rejects_many``: most examples drawn are ones OpenVINO refuses and the test
+    rejects (:func:`built`) on purpose, so the ``filter_too_much`` check is suppressed too
+    (it would fail now and then)."""
+    checks = [HealthCheck.too_slow] if suppress_too_slow else []
+    if rejects_many:
+        checks.append(HealthCheck.filter_too_much)
+    if not checks:  # the health checks of the current profile
         return settings(max_examples=max_examples, deadline=None)
-    return settings(
-        max_examples=max_examples, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-    )
+    return settings(max_examples=max_examples, deadline=None, suppress_health_check=checks)
 
 
 # -- dims and shapes ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import openvino.opset16 as opset16
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from irrun.errors import IRError
@@ -19,14 +19,20 @@ from tests.helpers.openvino_oracle import (
     run_irrun,
     run_openvino,
 )
-from tests.helpers.strategies import bare_op, built, const_info, dim_text, shape_text
+from tests.helpers.strategies import (
+    bare_op,
+    built,
+    const_info,
+    dim_text,
+    op_settings,
+    shape_text,
+)
 
 DIM = dim_text(st.integers(0, 5))
 
 
 # Most drawn combinations are refused by OpenVINO (and skipped): allow the filtering.
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])  # fmt: skip
+@op_settings(40, rejects_many=True)
 @given(
     st.one_of(shape_text(DIM, min_rank=1, max_rank=1), shape_text(DIM, max_rank=2)),
     st.one_of(st.none(), st.sampled_from(["[2]", "[?]", "[...]", "[1..3]"]), shape_text(DIM)),
