@@ -111,8 +111,11 @@ class _MaxPool(PoolingFamily):
         for plane in planes[1:]:
             np.maximum(best, plane, out=best)
         if not with_indices:
-            # (what the where() below gives: only -inf, the pads' fill, is below lowest)
-            np.maximum(best, lowest, out=best)
+            # (what the where() below gives: only -inf, the pads' fill, is below lowest;
+            # np.clip with two bounds of best's type is NumPy's SIMD loop, np.maximum with a
+            # scalar is not)
+            if best.dtype.kind == "f":
+                np.clip(best, lowest, best.dtype.type(np.inf), out=best)
             return [best.astype(dtype, copy=False)]
         empty = ~(best > lowest)
         values = np.where(empty, lowest, best).astype(dtype)
