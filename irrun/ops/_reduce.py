@@ -36,6 +36,8 @@ __all__ = [
     "accumulator",
     "product_of_elements",
     "sum_of_elements",
+    "min_of_elements",
+    "max_of_elements",
 ]
 
 _INT64_MAX = 2**63 - 1
@@ -249,6 +251,39 @@ def sum_of_elements(elements):
     """The sum of partial-value elements: exact for ints, an interval for non-negative ints
     and Dims, else unknown."""
     return _fold_elements(elements, 0, lambda a, b: a + b)
+
+
+def min_of_elements(elements):
+    """The smallest of partial-value elements: exact for ints; for intervals (Dims) the
+    smallest lower and the smallest upper bound (``min(20, [0..3234])`` is ``[0..20]``, the
+    bound OpenVINO infers for a TopK's k); unknown when an element is unknown or the result
+    could be negative without being exact."""
+    return _extreme_of_elements(elements, min)
+
+
+def max_of_elements(elements):
+    """The largest of partial-value elements: exact for ints; for intervals the largest lower
+    and the largest upper bound (unbounded if one is); unknown when an element is unknown."""
+    return _extreme_of_elements(elements, max)
+
+
+def _extreme_of_elements(elements, pick):
+    if not elements or any(e is None for e in elements):
+        return None
+    if all(isinstance(e, int) for e in elements):
+        return pick(elements)
+    lowers = [e if isinstance(e, int) else e.lower for e in elements]
+    uppers = [e if isinstance(e, int) else e.upper for e in elements]
+    lower = pick(lowers)
+    if pick is min:
+        bounded = [u for u in uppers if u is not None]
+        upper = min(bounded) if bounded else None
+    else:
+        upper = None if any(u is None for u in uppers) else max(uppers)
+    if lower < 0:  # (a negative int below every interval: only an exact value says it)
+        return None
+    total = Dim(lower, upper)
+    return total.lower if total.is_static else total
 
 
 def _fold_elements(elements, start: int, operation):

@@ -8,7 +8,7 @@ type's lowest value (``-3.4028235e38`` in f32, not ``-inf``). Exact.
 
 from __future__ import annotations
 
-from irrun.ops._reduce import Reduction, extreme
+from irrun.ops._reduce import Reduction, extreme, max_of_elements
 from irrun.ops.registry import register
 
 
@@ -17,6 +17,8 @@ class ReduceMax(Reduction):
     """ReduceMax-1."""
 
     type, version = "ReduceMax", 1
+    rounds = False
+    combine = staticmethod(max_of_elements)
 
     def reduce(self, data, axes, keep_dims):
         return extreme(data, axes, keep_dims, largest=True)

@@ -149,13 +149,39 @@ def test_sum_of_a_partial_shape_adds_the_bounds():
     assert elements_of(unknown) is None
 
 
-def test_empty_axes_pass_a_partial_value_through_and_max_forgets_it():
+def test_empty_axes_pass_a_partial_value_through():
     elements = (Dim(2, 4), 3)
     empty = TensorInfo(Shape([0]), _I64, value=np.zeros(0, np.int64))
     (same,) = _infer("ReduceProd", 1, [_shape_value(*elements), empty])
     assert elements_of(same) == elements
-    (forgotten,) = _infer("ReduceMax", 1, [_shape_value(*elements), _axes(0)])
-    assert forgotten.shape == Shape([]) and elements_of(forgotten) is None
+
+
+def test_min_and_max_of_a_partial_shape_take_the_bounds_apart():
+    (low,) = _infer("ReduceMin", 1, [_shape_value(5, Dim(2, 8), Dim(3, 4)), _axes(0)])
+    assert low.shape == Shape([]) and elements_of(low) == (Dim(2, 4),)
+    (high,) = _infer("ReduceMax", 1, [_shape_value(5, Dim(2, 8), Dim(3, 4)), _axes(0)])
+    assert elements_of(high) == (Dim(5, 8),)
+    (unbounded,) = _infer("ReduceMax", 1, [_shape_value(20, Dim.dynamic()), _axes(0)])
+    assert elements_of(unbounded) == (Dim(20, None),)
+    (exact,) = _infer("ReduceMin", 1, [_shape_value(Dim(30, 40), 20), _axes(0)])
+    assert elements_of(exact) == (20,)
+    (negative,) = _infer("ReduceMin", 1, [_shape_value(-1, Dim(2, 8)), _axes(0)])
+    assert elements_of(negative) is None  # (below every interval: only exact values say it)
+    (unknown,) = _infer("ReduceMax", 1, [_shape_value(None, 3), _axes(0)])
+    assert elements_of(unknown) is None
+
+
+@pytest.mark.parametrize("reduce", ["reduce_min", "reduce_max"])
+@pytest.mark.parametrize(("dims", "given"), [
+    ("[..3234]", 20), ("[5..3234]", 20), ("[?]", 20), ("[30..40]", 20), ("[2..8,3..4]", 5),
+])  # fmt: skip
+def test_min_and_max_of_a_shape_bound_a_broadcast_as_openvino(reduce, dims, given):
+    """Broadcast(1, [Reduce(Concat([given], ShapeOf(y)))]): SSD's TopK takes k = min(20, n)."""
+    y = parameter(dims, "f32", name="y")
+    joined = opset1.concat([constant([given], "i64"), opset4.shape_of(y, "i64")], 0)
+    size = getattr(opset1, reduce)(joined, constant([0], "i64"), True)
+    node = opset4.broadcast(constant(np.float32(1), "f32"), size)
+    check_shapes(node)
 
 
 def test_flattening_a_dynamic_shape_through_reduce_prod_matches_openvino():
