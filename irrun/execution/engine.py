@@ -299,6 +299,7 @@ class CompiledModel:
                               if id(o.port) in slots}  # fmt: skip
         self._inputs = [(id(i.port), slots[id(i.port)]) for i in model.inputs]
         self._pool = _plan_buffers(self.program, {slot for _, slot in self._outputs})
+        self._layer_nodes = None  # id(layer) -> node, built by evaluate_layer on first need
 
     @property
     def reused_bytes(self) -> int:
@@ -459,6 +460,21 @@ class CompiledModel:
         feeds = self._feeds(inputs)
         stop_layer = self._stop_layer(stop_after)
         return self._steps(feeds, stop_layer, partial, bridge or {}, None)
+
+    def evaluate_layer(self, layer, arrays) -> list | None:
+        """Run ``layer``'s kernel once on ``arrays`` (one per input port) and return its
+        outputs, or ``None`` when it has none here (no kernel, or a ReadValue/Assign, whose
+        run would touch the variables). :func:`irrun.compare.compare` re-runs a layer on
+        OpenVINO's own inputs this way, to tell its own differences from inherited ones.
+
+        Raises :class:`~irrun.errors.ExecutionError` (or a subclass) when the kernel refuses
+        the arrays."""
+        if self._layer_nodes is None:
+            self._layer_nodes = {id(node.layer): node for node in self.program.nodes}
+        node = self._layer_nodes.get(id(layer))
+        if node is None or node.evaluate is None or getattr(node.op, "uses_state", False):
+            return None
+        return list(_evaluate(self, node, list(arrays)))
 
     def peak_live_bytes(self, inputs) -> int:
         """Run once on ``inputs`` as :meth:`run` does and return the largest number of bytes

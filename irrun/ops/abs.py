@@ -17,5 +17,6 @@ class Abs(UnaryOp):
     """Abs-1."""
 
     type, version = "Abs", 1
+    rounds = False
 
     ufunc = np.abs

@@ -155,6 +155,7 @@ class AdaptiveMaxPool(_AdaptivePool):
     """AdaptiveMaxPool-8."""
 
     type, version = "AdaptiveMaxPool", 8
+    rounds = False
     attributes = (Attribute("index_element_type", "element_type", ELEMENT_TYPES["i64"]),)
 
     def setup(self):

@@ -224,6 +224,12 @@ class Op:
     #: True for ops whose output is what their attributes say (Parameter, Const): messages
     #: then name those attributes, not inputs.
     from_attributes = False
+    #: Whether the op's float results may differ from OpenVINO's by rounding (sums in another
+    #: order, approximated functions): ``irrun compare`` then accepts differences within
+    #: :data:`irrun.compare.ROUNDING_RTOL`. False for ops whose float outputs are OpenVINO's
+    #: exactly (data movement, selection, max/min, sign, floor and the like): any difference
+    #: of theirs is one.
+    rounds = True
 
     def __init__(self, layer, context: OpContext):
         self.layer = layer

@@ -35,6 +35,7 @@ class BatchToSpace(Op):
     """BatchToSpace-2."""
 
     type, version, inputs = "BatchToSpace", 2, (4, 4)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

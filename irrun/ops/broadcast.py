@@ -286,6 +286,7 @@ class Broadcast1(_Broadcast):
     """Broadcast-1 (attribute ``mode``: numpy, explicit, pdpd)."""
 
     type, version = "Broadcast", 1
+    rounds = False
     attributes = (
         Attribute("mode", "enum", "numpy", choices=("numpy", "explicit", "none", "pdpd")),
     )
@@ -296,6 +297,7 @@ class Broadcast3(_Broadcast):
     """Broadcast-3 (attribute ``mode``: numpy, explicit, bidirectional, pdpd)."""
 
     type, version = "Broadcast", 3
+    rounds = False
     attributes = (
         Attribute(
             "mode", "enum", "numpy", choices=("numpy", "explicit", "none", "bidirectional", "pdpd")

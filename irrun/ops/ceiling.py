@@ -16,6 +16,7 @@ class Ceiling(UnaryOp):
     """Ceiling-1."""
 
     type, version = "Ceiling", 1
+    rounds = False
 
     def compute(self, x):
         return x if x.dtype.kind in "iu" else np.ceil(x)

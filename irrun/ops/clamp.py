@@ -24,6 +24,7 @@ class Clamp(UnaryOp):
     """Clamp-1."""
 
     type, version = "Clamp", 1
+    rounds = False
     attributes = (Attribute("min", "float", 0.0, required=True),
                   Attribute("max", "float", 0.0, required=True))  # fmt: skip
 

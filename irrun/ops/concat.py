@@ -28,6 +28,7 @@ class Concat(Op):
     """Concat-1 (attribute ``axis``, required)."""
 
     type, version, inputs = "Concat", 1, (1, None)
+    rounds = False
     attributes = (Attribute("axis", "int", 0, required=True),)
 
     def infer(self, inputs):

@@ -123,6 +123,7 @@ class Constant(Op):
     """
 
     type, version, inputs = "Constant", 1, (0, 0)
+    rounds = False
     from_attributes = True
 
     def __init__(self, layer, context):

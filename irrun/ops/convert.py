@@ -22,6 +22,7 @@ class Convert(Op):
     """Convert-1 (attribute ``destination_type``, required)."""
 
     type, version, inputs = "Convert", 1, (1, 1)
+    rounds = False
     attributes = (Attribute("destination_type", "element_type", DYNAMIC_TYPE, required=True),)
 
     def infer(self, inputs):

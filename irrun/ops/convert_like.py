@@ -18,6 +18,7 @@ class ConvertLike(Op):
     """ConvertLike-1 (no attributes)."""
 
     type, version, inputs = "ConvertLike", 1, (2, 2)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

@@ -28,6 +28,7 @@ class DepthToSpace(Op):
     """DepthToSpace-1 (mode, block_size)."""
 
     type, version, inputs = "DepthToSpace", 1, (1, 1)
+    rounds = False
     attributes = (
         Attribute("mode", "enum", "blocks_first", required=True, choices=MODES),
         Attribute("block_size", "int", 1),

@@ -43,6 +43,7 @@ class ExtractImagePatches(Op):
     """ExtractImagePatches-3 (sizes, strides, rates, auto_pad)."""
 
     type, version, inputs = "ExtractImagePatches", 3, (1, 1)
+    rounds = False
     attributes = (
         Attribute("sizes", "ints", [1, 1], required=True),
         Attribute("strides", "ints", [1, 1], required=True),

@@ -16,6 +16,7 @@ class Floor(UnaryOp):
     """Floor-1."""
 
     type, version = "Floor", 1
+    rounds = False
 
     def compute(self, x):
         return x if x.dtype.kind in "iu" else np.floor(x)

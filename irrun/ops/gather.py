@@ -183,6 +183,7 @@ class Gather1(_Gather):
     """Gather-1: no batch_dims; out-of-range indices undefined (irrun: error)."""
 
     type, version = "Gather", 1
+    rounds = False
 
 
 @register
@@ -190,6 +191,7 @@ class Gather7(_Gather):
     """Gather-7: adds batch_dims; out-of-range indices undefined (irrun: error)."""
 
     type, version = "Gather", 7
+    rounds = False
 
 
 @register
@@ -197,6 +199,7 @@ class Gather8(_Gather):
     """Gather-8: negative indices allowed; out-of-range indices give zeros."""
 
     type, version = "Gather", 8
+    rounds = False
     out_of_range = "zero"
 
 

@@ -19,6 +19,7 @@ class GatherElements(Op):
     """GatherElements-6 (attribute ``axis``, required)."""
 
     type, version, inputs = "GatherElements", 6, (2, 2)
+    rounds = False
 
     attributes = (Attribute("axis", "int", 0, required=True),)
 

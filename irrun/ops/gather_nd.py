@@ -146,6 +146,7 @@ class GatherND5(_GatherND):
     """GatherND-5: batch dimensions flattened into one output dimension."""
 
     type, version = "GatherND", 5
+    rounds = False
     flatten_batch = True
 
 
@@ -154,3 +155,4 @@ class GatherND8(_GatherND):
     """GatherND-8: batch dimensions kept."""
 
     type, version = "GatherND", 8
+    rounds = False

@@ -33,6 +33,7 @@ class GatherTree(Op):
     """GatherTree-1 (no attributes)."""
 
     type, version, inputs = "GatherTree", 1, (4, 4)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

@@ -20,6 +20,7 @@ class Identity(Op):
     """Identity-16 (no attributes)."""
 
     type, version, inputs = "Identity", 16, (1, 1)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

@@ -163,6 +163,7 @@ class MaxPool1(_MaxPool):
     """MaxPool-1: values only, no dilations."""
 
     type, version = "MaxPool", 1
+    rounds = False
     attributes = pooling_attributes()
     with_indices = False
 
@@ -172,6 +173,7 @@ class MaxPool8(_MaxPool):
     """MaxPool-8: dilations and an indices output."""
 
     type, version = "MaxPool", 8
+    rounds = False
     attributes = pooling_attributes(dilations_since=1, extra=_INDEX)
 
 
@@ -180,5 +182,6 @@ class MaxPool14(_MaxPool):
     """MaxPool-14: MaxPool-8 with ``rounding_type="ceil_torch"``."""
 
     type, version = "MaxPool", 14
+    rounds = False
     attributes = pooling_attributes(dilations_since=1, extra=_INDEX)
     torch_rounding = True

@@ -21,6 +21,7 @@ class Maximum(BinaryOp):
     """Maximum-1."""
 
     type, version = "Maximum", 1
+    rounds = False
     partial_rule = staticmethod(dim_maximum)
 
     def compute(self, a, b):

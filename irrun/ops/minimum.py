@@ -20,6 +20,7 @@ class Minimum(BinaryOp):
     """Minimum-1."""
 
     type, version = "Minimum", 1
+    rounds = False
     partial_rule = staticmethod(dim_minimum)
 
     def compute(self, a, b):

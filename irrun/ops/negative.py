@@ -17,5 +17,6 @@ class Negative(UnaryOp):
     """Negative-1."""
 
     type, version = "Negative", 1
+    rounds = False
 
     ufunc = np.negative

@@ -204,6 +204,7 @@ class Pad1(_Pad):
     """Pad-1 (pad_mode)."""
 
     type, version = "Pad", 1
+    rounds = False
 
 
 @register
@@ -211,3 +212,4 @@ class Pad12(_Pad):
     """Pad-12 (pad_mode; negative pads crop)."""
 
     type, version = "Pad", 12
+    rounds = False

@@ -14,6 +14,7 @@ class Parameter(Op):
     """Parameter-1: attributes ``shape`` (partial shape) and ``element_type``."""
 
     type, version, inputs = "Parameter", 1, (0, 0)
+    rounds = False
     from_attributes = True
 
     def __init__(self, layer, context):

@@ -17,6 +17,7 @@ class Relu(UnaryOp):
     """Relu-1."""
 
     type, version = "Relu", 1
+    rounds = False
     #: :meth:`evaluate_into` writes the result itself (in place when given the input).
     writes_into = True
 

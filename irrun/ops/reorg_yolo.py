@@ -27,6 +27,7 @@ class ReorgYolo(Op):
     """ReorgYolo-2."""
 
     type, version, inputs = "ReorgYolo", 2, (1, 1)
+    rounds = False
     attributes = (Attribute("stride", "ints", [1], required=True),)
 
     def setup(self):

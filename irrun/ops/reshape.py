@@ -49,6 +49,7 @@ class Reshape(Op):
     """Reshape-1 (attribute ``special_zero``, required)."""
 
     type, version, inputs = "Reshape", 1, (2, 2)
+    rounds = False
     attributes = (Attribute("special_zero", "bool", False, required=True),)
 
     def infer(self, inputs):

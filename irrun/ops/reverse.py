@@ -29,6 +29,7 @@ class Reverse(Op):
     """Reverse-1 (mode)."""
 
     type, version, inputs = "Reverse", 1, (2, 2)
+    rounds = False
     attributes = (Attribute("mode", "enum", "index", required=True, choices=("index", "mask")),)
 
     def setup(self):

@@ -29,6 +29,7 @@ class ReverseSequence(Op):
     """ReverseSequence-1 (batch_axis, seq_axis)."""
 
     type, version, inputs = "ReverseSequence", 1, (2, 2)
+    rounds = False
     attributes = (Attribute("batch_axis", "int", 0), Attribute("seq_axis", "int", 1))
 
     def infer(self, inputs):

@@ -25,6 +25,7 @@ class Roll(Op):
     """Roll-7 (no attributes)."""
 
     type, version, inputs = "Roll", 7, (3, 3)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

@@ -18,6 +18,7 @@ class Round(UnaryOp):
     """Round-5."""
 
     type, version = "Round", 5
+    rounds = False
     category = "any"
     attributes = (
         Attribute(

@@ -36,6 +36,7 @@ class ScatterUpdate(Op):
     """ScatterUpdate-3 (no attributes)."""
 
     type, version, inputs = "ScatterUpdate", 3, (4, 4)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

@@ -34,6 +34,7 @@ class SegmentMax(Op):
     """SegmentMax-16 (fill_mode)."""
 
     type, version, inputs = "SegmentMax", 16, (2, 3)
+    rounds = False
     attributes = (
         Attribute("fill_mode", "enum", "ZERO", required=True, choices=("ZERO", "LOWEST")),
     )

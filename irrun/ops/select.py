@@ -23,6 +23,7 @@ class Select(Broadcasting):
     """Select-1."""
 
     type, version, inputs = "Select", 1, (3, 3)
+    rounds = False
     attributes = (AUTO_BROADCAST, AUTO_BROADCAST_AXIS)
 
     def infer(self, inputs):

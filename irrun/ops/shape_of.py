@@ -46,6 +46,7 @@ class ShapeOf1(_ShapeOf):
     """ShapeOf-1: output i64."""
 
     type, version = "ShapeOf", 1
+    rounds = False
 
 
 @register
@@ -53,6 +54,7 @@ class ShapeOf3(_ShapeOf):
     """ShapeOf-3: ``output_type`` i64 (default) or i32."""
 
     type, version = "ShapeOf", 3
+    rounds = False
 
     def setup(self):
         if self.output_type.name not in ("i32", "i64"):

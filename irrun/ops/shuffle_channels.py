@@ -20,6 +20,7 @@ class ShuffleChannels(Op):
     """ShuffleChannels-1 (axis, group)."""
 
     type, version, inputs = "ShuffleChannels", 1, (1, 1)
+    rounds = False
     attributes = (Attribute("axis", "int", 1), Attribute("group", "int", 1))
 
     def infer(self, inputs):

@@ -17,6 +17,7 @@ class Sign(UnaryOp):
     """Sign-1."""
 
     type, version = "Sign", 1
+    rounds = False
 
     def compute(self, x):
         return (x > 0).astype(np.int8) - (x < 0).astype(np.int8)

@@ -34,6 +34,7 @@ class Slice(Op):
     """Slice-8 (no attributes)."""
 
     type, version, inputs = "Slice", 8, (4, 5)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

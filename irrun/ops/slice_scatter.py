@@ -31,6 +31,7 @@ class SliceScatter(Op):
     """SliceScatter-15 (no attributes)."""
 
     type, version, inputs = "SliceScatter", 15, (5, 6)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

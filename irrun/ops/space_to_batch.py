@@ -35,6 +35,7 @@ class SpaceToBatch(Op):
     """SpaceToBatch-2."""
 
     type, version, inputs = "SpaceToBatch", 2, (4, 4)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

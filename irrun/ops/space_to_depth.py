@@ -29,6 +29,7 @@ class SpaceToDepth(Op):
     """SpaceToDepth-1 (mode, block_size)."""
 
     type, version, inputs = "SpaceToDepth", 1, (1, 1)
+    rounds = False
     attributes = (
         Attribute("mode", "enum", "blocks_first", required=True, choices=MODES),
         Attribute("block_size", "int", 1),

@@ -37,6 +37,7 @@ class Split(Op):
     """Split-1 (attribute ``num_splits``, required)."""
 
     type, version, inputs = "Split", 1, (2, 2)
+    rounds = False
     attributes = (Attribute("num_splits", "int", 0, required=True),)
 
     def setup(self):

@@ -98,6 +98,7 @@ class Squeeze1(_Squeeze):
     """Squeeze-1 (no attributes)."""
 
     type, version = "Squeeze", 1
+    rounds = False
     attributes = ()
 
 
@@ -106,4 +107,5 @@ class Squeeze15(_Squeeze):
     """Squeeze-15: attribute ``allow_axis_skip``."""
 
     type, version = "Squeeze", 15
+    rounds = False
     attributes = (Attribute("allow_axis_skip", "bool", False),)

@@ -53,6 +53,7 @@ class StridedSlice(Op):
     ``shrink_axis_mask``, ``ellipsis_mask``)."""
 
     type, version, inputs = "StridedSlice", 1, (3, 4)
+    rounds = False
     attributes = (
         Attribute("begin_mask", "ints", (), required=True),
         Attribute("end_mask", "ints", (), required=True),

@@ -30,6 +30,7 @@ class Tile(Op):
     """Tile-1 (no attributes)."""
 
     type, version, inputs = "Tile", 1, (2, 2)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

@@ -174,6 +174,7 @@ class TopK1(_TopK):
     """TopK-1: k of type i8, i32 or i64."""
 
     type, version = "TopK", 1
+    rounds = False
     k_types = ("i8", "i32", "i64")
 
 
@@ -182,6 +183,7 @@ class TopK3(_TopK):
     """TopK-3: k of any integer type."""
 
     type, version = "TopK", 3
+    rounds = False
 
 
 @register
@@ -189,3 +191,4 @@ class TopK11(_TopK):
     """TopK-11: adds ``stable`` (irrun's order is always the stable one)."""
 
     type, version = "TopK", 11
+    rounds = False

@@ -29,6 +29,7 @@ class Transpose(Op):
     """Transpose-1 (no attributes)."""
 
     type, version, inputs = "Transpose", 1, (2, 2)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

@@ -29,6 +29,7 @@ class Unsqueeze(Op):
     """Unsqueeze-1 (no attributes)."""
 
     type, version, inputs = "Unsqueeze", 1, (2, 2)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):

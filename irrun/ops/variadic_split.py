@@ -35,6 +35,7 @@ class VariadicSplit(Op):
     """VariadicSplit-1 (no attributes)."""
 
     type, version, inputs = "VariadicSplit", 1, (3, 3)
+    rounds = False
     attributes = ()
 
     def infer(self, inputs):
