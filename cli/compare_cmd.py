@@ -33,35 +33,53 @@ from irrun.cli.execute_cmd import (
 @seed_option
 @shape_option
 @save_inputs_option
+@click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="FLOAT",
+              help="Rounding tolerance for float results of ops that round, relative to the "
+                   "largest |value| of OpenVINO's tensor; 0 compares bit for bit.  [default: "
+                   "f32 1e-4, f16 1e-2, bf16 6e-2, f64 1e-10]")  # fmt: skip
 @format_option
 @handle_errors
-def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs, output_format):
+def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs, rtol,
+                    output_format):  # fmt: skip
     """Run MODEL.xml with irrun and with OpenVINO's CPU plugin on the inputs in DATA.npz and
-    compare every layer output bit for bit.
+    compare every layer output.
 
     OpenVINO reads the same files; every output of every layer (Parameters,
     Constants and Results aside) becomes a model output, and tensors are
-    matched by layer name and output index. NaN payloads count, and -0.0
-    differs from 0.0. Each port's inferred shape and element type is also
-    compared with OpenVINO's.
+    matched by layer name and output index, bit for bit (NaN payloads
+    count, and -0.0 differs from 0.0). Each port's inferred shape and
+    element type is also compared with OpenVINO's.
+
+    Float results of ops that round (sums in another order, approximated
+    functions: Convolution, MatMul, Exp, ... but not data movement) may
+    differ from OpenVINO's by rounding: within --rtol of the largest
+    |value| of OpenVINO's tensor they are "within rounding", not a
+    disagreement. A layer whose inputs already differ is run again on
+    OpenVINO's own inputs, so that a divergence is found where it starts,
+    even behind rounding.
 
     One line per tensor, FILE:LINE: LAYER output port N: VERDICT, where
     VERDICT is one of:
 
     \b
       match
+      within rounding (HOW): the numbers, and the difference relative
+               to the largest |value|
       DIFFERS: N of M elements differ, first at [i,j]: both values;
                max abs diff, max ULP (floats)
+      DIFFERS on OpenVINO's own inputs: the same, from the run again
       DIFFERS downstream of LAYER: an input already differed
       known CPU deviation: WHAT: OpenVINO's CPU plugin departs from the
                spec here (Gather-1/-7 negative indices, Gather-8 out-of-range
                indices on 1-D integer data, i64/u64 beyond int32, f64, Gather
                batch_dims on a single batch, GatherND with empty index tuples,
-               f16 signalling NaNs, f32 Const subnormals)
+               f16 signalling NaNs, f32 Const subnormals, FakeQuantize one
+               level apart, f16 weight decompression done in f32, TopK ties
+               in another order)
       not compared: WHY
 
     then a summary line naming the first divergence. --format json gives
-    the same as an object (schema irrun.compare/1).
+    the same as an object (schema irrun.compare/2).
 
     A layer irrun has no kernel for is bridged: OpenVINO's outputs of it are
     fed to the layers after it, which are compared as usual; the report
@@ -72,8 +90,8 @@ def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
     OpenVINO runs in a child process, so a crash of its plugin is reported
     rather than ending irrun.
 
-    Exits 0 when every tensor matches or differs only through a known CPU
-    deviation, 1 when irrun and OpenVINO disagree otherwise (values,
+    Exits 0 when every tensor matches or differs only by rounding or
+    through a known CPU deviation, 1 when irrun and OpenVINO disagree otherwise (values,
     shapes or element types; irrun or OpenVINO failing on the model counts
     too), 2 when openvino is not installed or the model or inputs cannot
     be used.
@@ -97,7 +115,7 @@ def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
         )
     try:
         inputs = resolve_inputs(models[0], inputs_path, seed, shape_texts, save_inputs)
-        comparison = compare(models[0], inputs)
+        comparison = compare(models[0], inputs, rtol=rtol)
     except OpenVINONotInstalled as exc:
         click.echo(f"irrun: error: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)

@@ -107,12 +107,12 @@ def steps(model, inputs=None, *, stop_after=None, partial=False, bridge=None):
     return steps(model, inputs, stop_after=stop_after, partial=partial, bridge=bridge)
 
 
-def compare(model, inputs, *, device="CPU"):
+def compare(model, inputs, *, device="CPU", rtol=None):
     """Run with irrun and with OpenVINO and compare every tensor (needs the ``openvino``
     extra); see :func:`irrun.compare.compare`."""
     from irrun.compare import compare
 
-    return compare(model, inputs, device=device)
+    return compare(model, inputs, device=device, rtol=rtol)
 
 
 def draw(model, path=None, *, format=None, report=None, around=None, radius=2):

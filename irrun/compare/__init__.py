@@ -32,6 +32,7 @@ from irrun.compare.common import (
     KNOWN,
     MATCH,
     NOT_COMPARED,
+    ROUNDING,
     OpenVINOError,
     OpenVINONotInstalled,
 )
@@ -45,6 +46,7 @@ from irrun.compare.openvino_runner import (
     run_openvino,
 )
 from irrun.compare.report import Comparison, TensorComparison
+from irrun.compare.tolerance import ROUNDING_RTOL, relative_difference, within_rounding
 from irrun.errors import ExecutionError, FragmentError, InputFileError, UnsupportedOpError
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "Comparison",
     "TensorComparison",
     "CPU_DEVIATIONS",
+    "ROUNDING_RTOL",
     "OpenVINONotInstalled",
     "OpenVINOError",
     "require_openvino",
@@ -60,7 +63,7 @@ __all__ = [
 
 
 def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, seed: int = 0,
-            shapes=None) -> Comparison:  # fmt: skip
+            shapes=None, rtol: float | None = None) -> Comparison:  # fmt: skip
     """Run ``model`` with irrun and with OpenVINO on ``inputs`` and compare every tensor.
 
     Parameters
@@ -78,14 +81,21 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
     isolate : bool
         Run OpenVINO in a child process (default), so that a crash of the plugin becomes an
         :class:`OpenVINOError` instead of ending this process.
+    rtol : float, optional
+        How far a float tensor of an op that rounds may be from OpenVINO's and still count as
+        *within rounding*: relative to the largest magnitude of OpenVINO's tensor (see
+        :mod:`irrun.compare.tolerance`). ``None``: :data:`ROUNDING_RTOL` of its element type
+        (1e-5 for f32); ``0``: bit for bit.
 
     Returns
     -------
     Comparison
         One :class:`TensorComparison` per output of every layer except Parameters, Constants
-        and Results, in irrun's execution order. A layer irrun has no kernel for is
-        *bridged*: OpenVINO's outputs are fed to the layers after it, which are compared as
-        usual; ``Comparison.bridged`` names those layers.
+        and Results, in irrun's execution order. A layer whose inputs already differ is run
+        again on OpenVINO's own inputs, so that its own difference is told from the one it
+        inherits: a divergence is found where it starts even behind float rounding. A layer
+        irrun has no kernel for is *bridged*: OpenVINO's outputs are fed to the layers after
+        it, which are compared as usual; ``Comparison.bridged`` names those layers.
 
     Raises
     ------
@@ -198,7 +208,9 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
         if "crashed" in openvino or "error" in openvino:
             raise _openvino_failure(model, openvino, inputs_of, device)
         irrun_error = run_irrun(_bridge(compiled.missing_kernels, openvino))
-    return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, bridged, not_run)
+    judge = _Judge(compiled, openvino, inputs_of, device, rtol)
+    return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, bridged,
+                  not_run)  # fmt: skip
 
 
 def _bridge(layers, openvino) -> dict:
@@ -211,6 +223,35 @@ def _bridge(layers, openvino) -> dict:
         if all(key in produced for key in keys):
             bridge[layer.id] = [_decode_output(*produced[key]) for key in keys]
     return bridge
+
+
+def _bitwise(entry, ours, theirs, etype):
+    """The bitwise comparison: ``None`` (equal), its numbers (also set on ``entry``), or
+    ``True`` for another shape or dtype (``entry.reason`` says which)."""
+    if ours.shape != theirs.shape:
+        entry.reason = f"irrun produced shape {list(ours.shape)}, OpenVINO {list(theirs.shape)}"
+        return True
+    if ours.dtype != theirs.dtype:
+        entry.reason = f"irrun produced {ours.dtype}, OpenVINO {theirs.dtype}"
+        return True
+    found = compare_arrays(ours, theirs, etype)
+    for name, value in (found or {}).items():
+        setattr(entry, name, value)
+    return found
+
+
+def _inherit(entry, differing, *, shaped: bool, tolerance) -> None:
+    """The status of a tensor whose layer agrees with OpenVINO: ``downstream`` of the first
+    divergence above it that is not rounding (or of any, for another shape), else
+    ``rounding``."""
+    sources = [e for e in differing if e.status != ROUNDING]
+    if sources or shaped:
+        source = (sources or differing)[0]
+        entry.status = DOWNSTREAM
+        entry.cause = source.cause if source.status == DOWNSTREAM else source.where
+    else:
+        entry.status = ROUNDING
+        entry.tolerance = tolerance
 
 
 def _run_in_process(request: dict) -> dict:
@@ -239,7 +280,7 @@ def _openvino_failure(model, openvino: dict, inputs_of: dict, device: str) -> Op
     return OpenVINOError(message, file=model.file)
 
 
-def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, bridged=(),
+def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, bridged=(),
            not_run=None) -> Comparison:  # fmt: skip
     from irrun.element_types import from_numpy_dtype
     from irrun.execution import tensor_name
@@ -316,7 +357,7 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, bridged=
                 theirs = _decode_output(*produced[key])
                 if etype is None or etype.name == "dynamic":
                     etype = from_numpy_dtype(ours.dtype)
-                _judge(entry, layer, ours, theirs, etype, entries, inputs_of, device)
+                judge(entry, layer, op_class, ours, theirs, etype, entries)
     return Comparison(
         file=model.file,
         device=device,
@@ -325,38 +366,157 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, bridged=
         irrun_error=irrun_error.message if irrun_error is not None else None,
         irrun_error_line=irrun_error.line if irrun_error is not None else None,
         bridged=[layer.describe() for layer in bridged],
+        rtol=rtol_text(judge.rtol),
     )
 
 
-def _judge(entry, layer, ours, theirs, etype, entries, inputs_of, device) -> None:
-    """Set the status of one computed tensor."""
-    if ours.shape != theirs.shape:
-        entry.reason = f"irrun produced shape {list(ours.shape)}, OpenVINO {list(theirs.shape)}"
-        found = True
-    elif ours.dtype != theirs.dtype:
-        entry.reason = f"irrun produced {ours.dtype}, OpenVINO {theirs.dtype}"
-        found = True
-    else:
-        found = compare_arrays(ours, theirs, etype)
-        if found is not None:
-            for name, value in found.items():
-                setattr(entry, name, value)
-    if not found:
-        entry.status = MATCH
-        return
-    upstream = [
-        entries[id(producer)]
-        for port in layer.inputs
-        if (producer := layer.graph.producer(port)) is not None and id(producer) in entries
-    ]
-    differing = [e for e in upstream if e.values_differ]
-    if differing:
-        entry.status = DOWNSTREAM
-        source = differing[0]
-        entry.cause = source.cause if source.status == DOWNSTREAM else source.where
-        return
-    label = known_deviation(layer, inputs_of.get(id(layer), []), device)
-    if label:
-        entry.status, entry.deviation = KNOWN, label
-    else:
-        entry.status = DIFFERS
+def rtol_text(rtol) -> str:
+    """The tolerance as the report states it."""
+    if rtol == 0:
+        return "bit for bit"
+    if rtol is None:
+        return ", ".join(f"{name} {value:g}" for name, value in ROUNDING_RTOL.items())
+    return f"{rtol:g}"
+
+
+class _Judge:
+    """Sets the status of each computed tensor (see :meth:`__call__`)."""
+
+    def __init__(self, compiled, openvino, inputs_of, device, rtol):
+        self.compiled = compiled
+        self.inputs_of = inputs_of
+        self.device = device
+        self.rtol = rtol
+        self.produced = {key: (type_name, shape, payload)
+                         for key, type_name, shape, payload in openvino["outputs"]}  # fmt: skip
+        self.names: dict[str, int] = {}
+        for name in openvino["names"]:
+            self.names[name] = self.names.get(name, 0) + 1
+        # id(layer) -> (OpenVINO's inputs, irrun's outputs on them), or None: not run again
+        self.rerun: dict[int, tuple | None] = {}
+
+    def tolerance(self, op_class, etype) -> float | None:
+        """The rtol a float difference of this op may have, or ``None`` (must be exact)."""
+        if self.rtol == 0 or etype is None or etype.kind != "float":
+            return None
+        if op_class is not None and not op_class.rounds:
+            return None
+        if self.rtol is not None:
+            return self.rtol
+        return ROUNDING_RTOL.get(etype.name)
+
+    def __call__(self, entry, layer, op_class, ours, theirs, etype, entries) -> None:
+        """Set ``entry``'s status.
+
+        Bits equal: ``match``. Otherwise the layer's own result is what it gives on OpenVINO's
+        inputs: its result here when its inputs matched, else it is run again on OpenVINO's
+        outputs of its producers. That own result exactly OpenVINO's, or within rounding for
+        an op that rounds, means the layer agrees: the tensor is ``downstream`` of the first
+        real divergence above it, or ``rounding`` when only rounding is above it. Otherwise
+        the layer diverges itself: a known CPU deviation, or ``differs`` (its numbers then
+        those of its own result when it was run again)."""
+        found = _bitwise(entry, ours, theirs, etype)
+        if not found:
+            entry.status = MATCH
+            return
+        upstream = [
+            entries[id(producer)]
+            for port in layer.inputs
+            if (producer := layer.graph.producer(port)) is not None and id(producer) in entries
+        ]
+        differing = [e for e in upstream if e.values_differ]
+        tolerance = self.tolerance(op_class, etype)
+        if found is True:  # another shape or dtype: inherited when an input differed
+            agrees = bool(differing)
+        else:
+            agrees = self._agrees(entry, layer, ours, theirs, etype, bool(differing), tolerance)
+        if agrees:
+            _inherit(entry, differing, shaped=found is True, tolerance=tolerance)
+        else:
+            self._diverges(entry, layer, ours, theirs, found is True, differing)
+
+    def _agrees(self, entry, layer, ours, theirs, etype, inputs_differ, tolerance) -> bool:
+        """Whether the layer's own result is OpenVINO's (exactly, or within rounding for an op
+        that rounds); records the run again and its numbers on ``entry``. A layer that cannot
+        be run again is taken to agree (its difference is the inputs')."""
+        if tolerance is not None:
+            entry.relative_diff = relative_difference(ours, theirs)
+        if not inputs_differ:
+            return tolerance is not None and within_rounding(ours, theirs, etype, tolerance)
+        own = self._own_result(layer, entry.output_index)
+        if own is None:
+            return True
+        entry.isolated = True
+        if own.shape != theirs.shape or own.dtype != theirs.dtype:
+            return False
+        own_found = compare_arrays(own, theirs, etype)
+        if own_found is None:
+            entry.own_relative_diff = 0.0
+            return True
+        if tolerance is not None:
+            entry.own_relative_diff = relative_difference(own, theirs)
+            if within_rounding(own, theirs, etype, tolerance):
+                return True
+        for name, value in own_found.items():  # the divergence is its own: its numbers
+            setattr(entry, name, value)
+        entry.relative_diff = entry.own_relative_diff
+        return False
+
+    def _diverges(self, entry, layer, ours, theirs, shaped: bool, differing) -> None:
+        """The status of a layer whose own result is not OpenVINO's: a known CPU deviation
+        (on the inputs it was judged on, or on irrun's own), downstream of one when it was
+        judged on OpenVINO's reported tensors behind it, else ``differs``."""
+        arrays = self.inputs_of.get(id(layer), [])
+        results = None if shaped else (ours, theirs)
+        if entry.isolated:  # judged on OpenVINO's inputs: the deviation is looked for there
+            arrays, outputs = self.rerun[id(layer)]
+            results = (outputs[entry.output_index], theirs)
+        label = known_deviation(layer, arrays, self.device, results)
+        if not label and entry.isolated:  # (some show only on irrun's own inputs)
+            label = known_deviation(layer, self.inputs_of.get(id(layer), []), self.device,
+                                    (ours, theirs))  # fmt: skip
+        known = [e for e in differing if e.status == KNOWN]
+        if label:
+            entry.status, entry.deviation = KNOWN, label
+        elif entry.isolated and known:
+            # Behind a CPU deviation, OpenVINO's reported tensors need not be the values it
+            # went on computing with (a 64-bit result it holds in 32 bits): not judged alone.
+            entry.status, entry.cause = DOWNSTREAM, known[0].where
+        else:
+            entry.status = DIFFERS
+
+    def _own_result(self, layer, index: int):
+        """``layer``'s output ``index`` computed by irrun from OpenVINO's outputs of its
+        producers (Parameters and Constants as irrun read them: the same values), or ``None``
+        when that cannot be done (an input OpenVINO did not return, a kernel that refuses)."""
+        key = id(layer)
+        if key not in self.rerun:
+            self.rerun[key] = self._rerun(layer)
+        found = self.rerun[key]
+        if found is None:
+            return None
+        outputs = found[1]
+        return outputs[index] if index < len(outputs) else None
+
+    def _rerun(self, layer):
+        own_inputs = self.inputs_of.get(id(layer))
+        if own_inputs is None or len(own_inputs) != len(layer.inputs):
+            return None
+        arrays = []
+        for position, port in enumerate(layer.inputs):
+            producer = layer.graph.producer(port)
+            if producer is None:
+                return None
+            source = producer.layer
+            if source.type in _SKIPPED_TYPES:  # Parameter, Const: what both sides read
+                arrays.append(own_inputs[position])
+                continue
+            found = self.produced.get((source.name, producer.index))
+            if found is None or self.names.get(source.name, 0) != 1:
+                return None
+            arrays.append(_decode_output(*found))
+        try:
+            outputs = self.compiled.evaluate_layer(layer, arrays)
+        except Exception:  # a kernel refusing OpenVINO's inputs: the difference stays unsplit
+            return None
+        return None if outputs is None else (arrays, outputs)

@@ -10,8 +10,9 @@ from irrun.errors import IRError
 INSTALL_COMMAND = "pip install 'irrun[openvino]'"
 
 #: Statuses of a :class:`TensorComparison`.
-MATCH, DIFFERS, DOWNSTREAM, KNOWN, NOT_COMPARED = (
+MATCH, ROUNDING, DIFFERS, DOWNSTREAM, KNOWN, NOT_COMPARED = (
     "match",
+    "rounding",
     "differs",
     "downstream",
     "known-deviation",

@@ -151,6 +151,99 @@ def f32_constant_subnormals(layer, inputs) -> str | None:
     return None
 
 
+# -- deviations told by the results -------------------------------------------------------------
+def fake_quantize_one_level(layer, inputs, ours, theirs) -> str | None:
+    """FakeQuantize results one quantization level apart: an input within rounding of a
+    level boundary, which the CPU plugin's precomputed scale and shift put on the other side."""
+    if layer.type != "FakeQuantize" or len(inputs) < 5 or ours.dtype.kind != "f":
+        return None
+    levels = layer.attribute_int("levels", 0)
+    if levels < 2:
+        return None
+    with np.errstate(all="ignore"):
+        step = np.abs(inputs[4].astype(np.float64) - inputs[3].astype(np.float64)) / (levels - 1)
+        apart = np.abs(ours.astype(np.float64) - theirs.astype(np.float64))
+        if not (apart <= step * (1 + 1e-3) + np.finfo(np.float32).tiny).all():
+            return None
+    count = int((apart > 0).sum())
+    return (
+        f"FakeQuantize: {count} element(s) one quantization level apart (inputs within "
+        "rounding of a level boundary; CPU computes the levels with its own scale and shift)"
+    )
+
+
+def decompression_in_f32(layer, inputs, ours, theirs) -> str | None:
+    """A Convert to f32 of weights decompressed in f16/bf16 (Subtract/Multiply of constants):
+    the CPU plugin computes the decompression in f32, skipping the roundings the IR writes."""
+    if layer.type not in ("Convert", "ConvertLike") or not inputs or ours.dtype != np.float32:
+        return None
+    if inputs[0].dtype not in (np.float16,) and inputs[0].dtype.name != "bfloat16":
+        return None
+    if not _from_constants(layer):
+        return None
+    with np.errstate(all="ignore"):
+        apart = np.abs(ours.astype(np.float64) - theirs.astype(np.float64))
+        if not (apart <= np.abs(theirs.astype(np.float64)) * 2.0**-7 + 2.0**-24).all():
+            return None
+    return (
+        f"weights decompressed in {inputs[0].dtype}: CPU computes the decompression in f32, "
+        "skipping the roundings to the narrow type that the IR writes"
+    )
+
+
+def _from_constants(layer, limit: int = 64) -> bool:
+    """True when everything ``layer`` is computed from is constant (within ``limit`` layers)."""
+    seen, stack = set(), [layer]
+    while stack:
+        current = stack.pop()
+        for port in current.inputs:
+            producer = layer.graph.producer(port)
+            if producer is None:
+                return False
+            source = producer.layer
+            if source.type in ("Const", "Constant") or id(source) in seen:
+                continue
+            if source.type in ("Parameter", "ReadValue") or len(seen) >= limit:
+                return False
+            seen.add(id(source))
+            stack.append(source)
+    return True
+
+
+def topk_tie_order(layer, inputs, ours, theirs) -> str | None:
+    """TopK indices that differ only among equal values (ties in another order)."""
+    if layer.type != "TopK" or not inputs or ours.dtype.kind not in "iu":
+        return None
+    data = inputs[0]
+    axis = layer.attribute_int("axis", -1)
+    if data.ndim == 0 or not -data.ndim <= axis < data.ndim or ours.shape != theirs.shape:
+        return None
+    size = data.shape[axis]
+    if size == 0 or ((ours < 0) | (ours >= size) | (theirs < 0) | (theirs >= size)).any():
+        return None
+    picked_ours = np.take_along_axis(data, ours.astype(np.intp), axis)
+    picked_theirs = np.take_along_axis(data, theirs.astype(np.intp), axis)
+    if not np.array_equal(picked_ours, picked_theirs, equal_nan=True):
+        return None
+    return "TopK: equal values in another order (ties; the spec leaves their order open)"
+
+
+def wide_64bit_results(layer, inputs, ours, theirs) -> str | None:
+    """i64/u64 results beyond the int32 range (a Convert of huge floats): CPU computes in 32
+    bits (#3)."""
+    if ours.dtype not in (np.int64, np.uint64) or ours.shape != theirs.shape:
+        return None
+    differ = ours != theirs
+    wide = (ours > 2**31 - 1) if ours.dtype == np.uint64 else (ours < -(2**31)) | (ours > 2**31 - 1)
+    if not differ.any() or not (wide | ~differ).all():
+        return None
+    at = np.unravel_index(int(np.argmax(differ)), ours.shape)
+    return (
+        f"{ours.dtype} results beyond the int32 range ({int(ours[at])} at {_position(at)}): CPU "
+        "computes in 32 bits"
+    )
+
+
 #: Known deviations of OpenVINO's CPU plugin from the specification (ops.md 2.6 and the
 #: differential tests): predicates ``(layer, input arrays) -> label or None``. A first divergence
 #: for which one returns a label is reported as a known CPU deviation, not as an irrun error.
@@ -165,13 +258,32 @@ CPU_DEVIATIONS = (
     f32_constant_subnormals,
 )
 
+#: The deviations told by the results themselves: predicates ``(layer, input arrays, irrun's
+#: result, OpenVINO's result) -> label or None`` for one output.
+CPU_RESULT_DEVIATIONS = (
+    fake_quantize_one_level,
+    decompression_in_f32,
+    topk_tie_order,
+    wide_64bit_results,
+)
 
-def known_deviation(layer, inputs, device: str = "CPU") -> str | None:
-    """The label of the first known CPU deviation that applies, or ``None`` (other devices)."""
+
+def known_deviation(layer, inputs, device: str = "CPU", results=None) -> str | None:
+    """The label of the first known CPU deviation that applies, or ``None`` (other devices).
+    ``results``: ``(irrun's, OpenVINO's)`` arrays of the output concerned, for the deviations
+    told by the results (:data:`CPU_RESULT_DEVIATIONS`)."""
     if "CPU" not in device.upper():
         return None
     for predicate in CPU_DEVIATIONS:
         label = predicate(layer, inputs)
         if label:
             return label
+    if results is not None:
+        for predicate in CPU_RESULT_DEVIATIONS:
+            try:
+                label = predicate(layer, inputs, *results)
+            except (TypeError, ValueError, IRError):  # (inputs not as the op expects)
+                label = None
+            if label:
+                return label
     return None

@@ -11,6 +11,7 @@ from irrun.compare.common import (
     KNOWN,
     MATCH,
     NOT_COMPARED,
+    ROUNDING,
     _json_number,
     _location,
     _number,
@@ -21,10 +22,17 @@ from irrun.compare.common import (
 class TensorComparison:
     """One layer output, as irrun and OpenVINO computed it.
 
-    ``status`` is ``"match"``, ``"differs"`` (a first divergence nothing known explains),
-    ``"downstream"`` (differs because an input already differed; ``cause`` names where the
-    difference started), ``"known-deviation"`` (``deviation`` names the CPU-plugin behaviour)
-    or ``"not-compared"`` (``reason`` says why). For a tensor that differs, ``differing`` counts
+    ``status`` is ``"match"`` (the same bits), ``"rounding"`` (differs by float rounding
+    only: the layer's own result is OpenVINO's within ``tolerance`` of OpenVINO's largest
+    magnitude, and so is every difference above it), ``"differs"`` (a first divergence
+    nothing known explains), ``"downstream"`` (differs because an input already differed;
+    ``cause`` names where the difference started), ``"known-deviation"`` (``deviation`` names
+    the CPU-plugin behaviour) or ``"not-compared"`` (``reason`` says why). ``isolated``: the
+    layer's inputs differed, so it was run again on OpenVINO's own inputs to judge it; for a
+    ``differs`` found that way the numbers are those of that run. ``relative_diff`` is the
+    largest ``|irrun - OpenVINO|`` over OpenVINO's largest magnitude (floats of ops that
+    round), ``own_relative_diff`` the same for the run on OpenVINO's inputs (``0.0``: exact).
+    For a tensor that differs, ``differing`` counts
     the elements whose bits differ, ``first_index`` is the first of them in C order, with both
     values as printed, ``max_abs_diff`` is the largest ``|irrun - OpenVINO|`` among pairs
     without NaN, ``max_ulp`` the largest distance in units in the last place (floats, from their
@@ -58,6 +66,10 @@ class TensorComparison:
     openvino_shape: str | None = None
     element_type: str | None = None
     openvino_type: str | None = None
+    isolated: bool = False
+    relative_diff: float | None = None
+    own_relative_diff: float | None = None
+    tolerance: float | None = None
 
     @property
     def where(self) -> str:
@@ -79,7 +91,7 @@ class TensorComparison:
     @property
     def values_differ(self) -> bool:
         """True for every status but ``match`` and ``not-compared``."""
-        return self.status in (DIFFERS, DOWNSTREAM, KNOWN)
+        return self.status in (ROUNDING, DIFFERS, DOWNSTREAM, KNOWN)
 
     def details(self) -> str:
         """The numbers: ``1 of 12 elements differ, first at [0,4]: irrun 6.0, ...``."""
@@ -98,6 +110,8 @@ class TensorComparison:
             text += f"; {self.nan_mismatches} NaN against a number"
         if self.max_abs_diff == 0 and not self.nan_mismatches:
             text += " (bits only: -0.0 against 0.0 or NaN payloads)"
+        if self.relative_diff is not None and self.max_abs_diff:
+            text += f", {self.relative_diff:.1e} of the largest |value|"
         return text
 
     def shape_text(self) -> str:
@@ -118,8 +132,20 @@ class TensorComparison:
         """The status as one phrase with its numbers (a line of :meth:`Comparison.to_text`)."""
         if self.status == MATCH:
             text = "match"
+        elif self.status == ROUNDING:
+            if self.isolated and self.own_relative_diff == 0:
+                how = "inherited: on OpenVINO's inputs it gives OpenVINO's result exactly"
+            elif self.isolated and self.own_relative_diff is not None:
+                how = (f"on OpenVINO's inputs it differs by {self.own_relative_diff:.1e} of the "
+                       f"largest |value|, within the tolerance {self.tolerance:g}")  # fmt: skip
+            elif self.isolated:
+                how = "inherited"
+            else:
+                how = f"within the tolerance {self.tolerance:g}" if self.tolerance else "exact"
+            text = f"within rounding ({how}): {self.details()}"
         elif self.status == DIFFERS:
-            text = f"DIFFERS: {self.details()}"
+            own = " on OpenVINO's own inputs" if self.isolated else ""
+            text = f"DIFFERS{own}: {self.details()}"
         elif self.status == DOWNSTREAM:
             text = f"DIFFERS downstream of {self.cause}: {self.details()}"
         elif self.status == KNOWN:
@@ -156,6 +182,10 @@ class TensorComparison:
             "element_type": self.element_type,
             "openvino_type": self.openvino_type,
             "type_agrees": self.type_agrees,
+            "isolated": self.isolated,
+            "relative_diff": _json_number(self.relative_diff),
+            "own_relative_diff": _json_number(self.own_relative_diff),
+            "tolerance": self.tolerance,
         }  # fmt: skip
 
 
@@ -173,11 +203,14 @@ class Comparison:
     irrun_error_line: int | None = None
     #: Layers irrun has no kernel for, whose OpenVINO outputs were fed to the layers after.
     bridged: list[str] = field(default_factory=list)
+    #: The rounding tolerance used, as text (``bit for bit``, ``f32 1e-05, ...``).
+    rtol: str = ""
 
     @property
     def ok(self) -> bool:
-        """No unexplained divergence: every tensor matches, differs only through a known CPU
-        deviation (or downstream of one), shapes and element types agree, and irrun ran."""
+        """No unexplained divergence: every tensor matches, differs by rounding only or
+        through a known CPU deviation (or downstream of one), shapes and element types agree,
+        and irrun ran."""
         return (
             self.irrun_error is None
             and not any(t.status == DIFFERS for t in self.tensors)
@@ -197,7 +230,8 @@ class Comparison:
 
     def counts(self) -> dict[str, int]:
         """Tensors per status, plus ``shape_mismatches`` (shape or element type)."""
-        counts = {status: 0 for status in (MATCH, DIFFERS, DOWNSTREAM, KNOWN, NOT_COMPARED)}
+        statuses = (MATCH, ROUNDING, DIFFERS, DOWNSTREAM, KNOWN, NOT_COMPARED)
+        counts = {status: 0 for status in statuses}
         for tensor in self.tensors:
             counts[tensor.status] += 1
         counts["shape_mismatches"] = sum(
@@ -211,6 +245,7 @@ class Comparison:
         text = (
             f"{len(self.tensors)} tensor{'' if len(self.tensors) == 1 else 's'}: "
             f"{counts[MATCH]} match, "
+            f"{counts[ROUNDING]} within rounding, "
             f"{counts[DIFFERS]} differ{'s' if counts[DIFFERS] == 1 else ''}, "
             f"{counts[DOWNSTREAM]} downstream, "
             f"{counts[KNOWN]} known CPU deviation{'' if counts[KNOWN] == 1 else 's'}, "
@@ -237,19 +272,25 @@ class Comparison:
                 f"{self.file}: bridged {len(self.bridged)} layer(s) irrun has no kernel for "
                 f"with OpenVINO's outputs: {', '.join(self.bridged)}"
             )
+        # (the tolerance is named where it decided something, or when it is none)
+        shown = self.rtol and (self.rtol == "bit for bit" or self.counts()[ROUNDING])
+        tolerance = f" (rounding tolerance: {self.rtol})" if shown else ""
         lines.append(
-            f"{self.file}: irrun vs OpenVINO {self.short_version} on {self.device}: "
+            f"{self.file}: irrun vs OpenVINO {self.short_version} on {self.device}{tolerance}: "
             f"{self.summary()}"
         )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """The JSON form (``irrun compare --format json``, schema ``irrun.compare/1``)."""
+        """The JSON form (``irrun compare --format json``, schema ``irrun.compare/2``: version
+        1 had no ``rounding`` status, ``rtol``, ``isolated``, ``relative_diff`` or
+        ``tolerance``)."""
         return {
-            "schema": "irrun.compare/1",
+            "schema": "irrun.compare/2",
             "file": self.file,
             "device": self.device,
             "openvino_version": self.openvino_version,
+            "rtol": self.rtol,
             "ok": self.ok,
             "summary": {
                 "tensors": len(self.tensors),
@@ -266,7 +307,8 @@ class Comparison:
 
         from irrun.render.html import html_table
 
-        colors = {MATCH: "#2e7d32", DIFFERS: "#c62828", DOWNSTREAM: "#ef6c00", KNOWN: "#1565c0"}
+        colors = {MATCH: "#2e7d32", ROUNDING: "#558b2f", DIFFERS: "#c62828",
+                  DOWNSTREAM: "#ef6c00", KNOWN: "#1565c0"}  # fmt: skip
         rows = []
         for t in self.tensors:
             color = colors.get(t.status, "#333")

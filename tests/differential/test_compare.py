@@ -112,7 +112,9 @@ def test_every_tensor_matches_and_every_shape_agrees_on_the_chain(chain_xml):
     assert all(t.shape_agrees and t.type_agrees for t in comparison.tensors)
     lines = comparison.to_text().splitlines()
     assert [line.rsplit(": ", 1)[1] for line in lines[:3]] == ["match"] * 3
-    assert "3 tensors: 3 match, 0 differ" in lines[-1] and "shapes agree" in lines[-1]
+    assert "3 tensors: 3 match, 0 within rounding, 0 differ" in lines[-1]
+    assert "rounding tolerance" not in lines[-1]  # (named only where it decided something)
+    assert "shapes agree" in lines[-1]
 
 
 def test_running_openvino_in_process_gives_the_same_comparison(chain_xml):
@@ -173,11 +175,12 @@ def test_gather7_negative_indices_are_a_known_cpu_deviation(negative_gather7_xml
 
 def test_the_json_form_carries_every_number(chain_xml, perturbed_concat):
     payload = compare(irrun.load(chain_xml), {"x": X}).to_dict()
-    assert payload["schema"] == "irrun.compare/1" and payload["ok"] is False
+    assert payload["schema"] == "irrun.compare/2" and payload["ok"] is False
     assert payload["summary"] == {
-        "tensors": 3, "match": 1, "differs": 1, "downstream": 1, "known_deviation": 0,
-        "not_compared": 0, "shape_mismatches": 0,
+        "tensors": 3, "match": 1, "rounding": 0, "differs": 1, "downstream": 1,
+        "known_deviation": 0, "not_compared": 0, "shape_mismatches": 0,
     }  # fmt: skip
+    assert payload["rtol"] == "f64 1e-10, f32 0.0001, f16 0.01, bf16 0.06"
     concat = payload["tensors"][1]
     assert concat["layer"] == {"id": 4, "name": "cat", "type": "Concat", "op": "Concat-1"}
     assert (concat["first_index"], concat["differing"], concat["max_ulp"]) == ([1, 4], 1, 0x200000)
@@ -354,3 +357,155 @@ def test_compare_command_bridges_and_draws_random_inputs(erf_xml, erf_without_ke
     assert "bridged with OpenVINO's outputs" in result.output
     drawn = irrun.load(erf_xml).random_inputs(seed=5)
     assert np.array_equal(np.load(saved)["x"], drawn["x"])
+
+
+# -- rounding: float results of ops that round, and divergences behind them -----------------------
+#: x of the rounding chain: 8,192 values per row, summed by ReduceMean (irrun in float64).
+ROWS = np.random.default_rng(7).standard_normal((2, 8192)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def rounding_xml(ov, tmp_path_factory) -> Path:
+    """x -> ReduceMean over axis 1 -> Multiply by ones [1, 6] -> Concat with itself -> Relu."""
+    from openvino import opset1, opset13
+
+    x = opset13.parameter([2, 8192], np.float32, name="x")
+    mean = opset1.reduce_mean(x, opset13.constant(np.array([1], np.int64)), True, name="mean")
+    wide = opset1.multiply(mean, opset13.constant(np.ones((1, 6), np.float32)), name="wide")
+    joined = opset1.concat([wide, wide], 1, name="cat")
+    out = opset1.relu(joined, name="relu")
+    xml = tmp_path_factory.mktemp("rounding") / "rounding.xml"
+    ov.save_model(ov.Model([out], [x], "rounding"), xml, compress_to_fp16=False)
+    return xml
+
+
+@pytest.fixture
+def mean_one_ulp_up(monkeypatch):
+    """irrun's ReduceMean gives the next float32 above its result (a rounding difference)."""
+    from irrun.ops.reduce_mean import ReduceMean
+
+    original = ReduceMean.evaluate
+
+    def evaluate(self, inputs):
+        (mean,) = original(self, inputs)
+        return [np.nextafter(mean, np.float32(np.inf)).astype(mean.dtype)]
+
+    monkeypatch.setattr(ReduceMean, "evaluate", evaluate)
+
+
+def test_a_float_difference_within_rounding_is_not_a_disagreement(rounding_xml, mean_one_ulp_up):
+    comparison = compare(irrun.load(rounding_xml), {"x": ROWS})
+    tensors = by_layer(comparison)
+    mean = tensors["mean"]
+    assert mean.status == "rounding" and not mean.isolated and mean.tolerance == 1e-4
+    assert mean.differing >= 1 and mean.max_ulp >= 1 and 0 < mean.relative_diff < 1e-4
+    # Multiply rounds, Concat and Relu do not: all three agree exactly on OpenVINO's inputs,
+    # so what they show is the inherited rounding.
+    for name in ("wide", "cat", "relu"):
+        assert tensors[name].status == "rounding"
+        assert tensors[name].isolated and tensors[name].own_relative_diff == 0.0
+    assert comparison.ok and comparison.first_divergence is None
+    assert comparison.counts()["rounding"] == 4
+    assert mean.verdict().startswith("within rounding (within the tolerance 0.0001): ")
+    inherited = "within rounding (inherited: on OpenVINO's inputs it gives OpenVINO's result"
+    assert tensors["cat"].verdict().startswith(inherited + " exactly): ")
+    assert "4 within rounding, 0 differ" in comparison.summary()
+
+
+def test_rtol_0_compares_bit_for_bit(rounding_xml, mean_one_ulp_up):
+    comparison = compare(irrun.load(rounding_xml), {"x": ROWS}, rtol=0)
+    tensors = by_layer(comparison)
+    assert tensors["mean"].status == "differs" and not comparison.ok
+    assert [tensors[n].status for n in ("wide", "cat", "relu")] == ["downstream"] * 3
+    assert comparison.to_dict()["rtol"] == "bit for bit"
+
+
+def test_a_divergence_behind_rounding_is_found_where_it_starts(rounding_xml, mean_one_ulp_up,
+                                                                perturbed_concat):  # fmt: skip
+    comparison = compare(irrun.load(rounding_xml), {"x": ROWS})
+    tensors = by_layer(comparison)
+    assert tensors["wide"].status == "rounding"
+    concat = tensors["cat"]
+    # Its inputs differ by rounding, so it was run again on OpenVINO's: there it is 1 off at
+    # [1, 4] (the perturbation), and the numbers are that run's.
+    assert concat.status == "differs" and concat.isolated and concat.own_relative_diff is None
+    assert comparison.first_divergence is concat and not comparison.ok
+    assert (concat.differing, concat.first_index) == (1, (1, 4))
+    assert concat.max_abs_diff == pytest.approx(1.0, abs=1e-6)
+    assert concat.verdict().startswith("DIFFERS on OpenVINO's own inputs: 1 of 24 elements")
+    relu = tensors["relu"]
+    assert relu.status == "downstream" and relu.cause == concat.where
+
+
+def test_an_op_that_does_not_round_is_held_to_its_bits(chain_xml, monkeypatch):
+    """Concat moves data: one ulp off is a divergence, whatever the tolerance."""
+    original = irrun.ops.concat.Concat.evaluate
+
+    def evaluate(self, inputs):
+        (joined,) = original(self, inputs)
+        return [np.nextafter(joined, np.float32(np.inf)).astype(joined.dtype)]
+
+    monkeypatch.setattr(irrun.ops.concat.Concat, "evaluate", evaluate)
+    assert not irrun.ops.concat.Concat.rounds
+    comparison = compare(irrun.load(chain_xml), {"x": X}, rtol=0.5)
+    concat = by_layer(comparison)["cat"]
+    assert concat.status == "differs" and concat.max_ulp == 1 and concat.tolerance is None
+
+
+def test_cli_rtol_decides_the_exit_code(rounding_xml, tmp_path, mean_one_ulp_up):
+    inputs = save_inputs(tmp_path, x=ROWS)
+    lenient = invoke("compare", rounding_xml, "--inputs", inputs)
+    assert lenient.exit_code == 0, lenient.output
+    assert "(rounding tolerance: f64 1e-10, f32 0.0001, f16 0.01, bf16 0.06)" in lenient.output
+    strict = invoke("compare", rounding_xml, "--inputs", inputs, "--rtol", 0)
+    assert strict.exit_code == 1 and "(rounding tolerance: bit for bit)" in strict.output
+    refused = invoke("compare", rounding_xml, "--inputs", inputs, "--rtol", -1)
+    assert refused.exit_code == 2 and "--rtol" in refused.output
+
+
+def test_within_rounding_bounds_by_the_largest_value_and_never_excuses_nan_or_inf():
+    from irrun.compare.tolerance import relative_difference, within_rounding
+
+    f32 = element_type("f32")
+    theirs = np.float32([100.0, 1e-3, -2.0])
+    ours = np.float32([100.0, 1e-3 + 5e-3, -2.0])  # 5e-3 off: 5e-5 of the largest value
+    assert within_rounding(ours, theirs, f32, 1e-4)
+    assert not within_rounding(ours, theirs, f32, 1e-5)
+    assert relative_difference(ours, theirs) == pytest.approx(5e-5, rel=1e-3)
+    nan = np.float32([np.nan, 1.0])
+    assert within_rounding(np.float32([np.nan, 1.0]), nan, f32, 1e-4)  # NaN meets NaN
+    assert not within_rounding(np.float32([0.0, 1.0]), nan, f32, 1.0)
+    assert not within_rounding(np.float32([np.inf]), np.float32([-np.inf]), f32, 1.0)
+    assert relative_difference(np.float32([np.inf]), np.float32([3.0])) is None
+    # all zeros at OpenVINO: only the smallest normal number is allowed
+    assert within_rounding(np.float32([1e-39]), np.float32([0.0]), f32, 1e-4)
+    assert not within_rounding(np.float32([1e-30]), np.float32([0.0]), f32, 1e-4)
+
+
+def test_result_deviations_tell_ties_levels_and_wide_integers():
+    from irrun.compare.deviations import fake_quantize_one_level, topk_tie_order, wide_64bit_results
+
+    topk = irrun.load(
+        '<layer id="1" type="TopK" version="opset11"><data axis="0" mode="max" sort="value" '
+        'index_element_type="i32"/><input><port id="0"><dim>4</dim></port><port id="1"/></input>'
+        '<output><port id="2"><dim>2</dim></port><port id="3" precision="I32"><dim>2</dim>'
+        "</port></output></layer>"
+    ).layers[0]
+    data = np.float32([5.0, 1.0, 5.0, 0.0])
+    assert topk_tie_order(topk, [data], np.int32([0, 2]), np.int32([2, 0])).startswith("TopK")
+    assert topk_tie_order(topk, [data], np.int32([0, 1]), np.int32([0, 2])) is None
+    fq = irrun.load(
+        '<layer id="1" type="FakeQuantize" version="opset1"><data levels="5"/><input>'
+        '<port id="0"><dim>3</dim></port><port id="1"/><port id="2"/><port id="3"/>'
+        '<port id="4"/></input><output><port id="5"><dim>3</dim></port></output></layer>'
+    ).layers[0]
+    bounds = [np.float32(0), np.float32(1), np.float32(0), np.float32(1)]
+    x = np.float32([0.125, 0.5, 1.0])
+    one_level = fake_quantize_one_level(fq, [x, *bounds], np.float32([0.25, 0.5, 1.0]),
+                                        np.float32([0.0, 0.5, 1.0]))  # fmt: skip
+    assert one_level.startswith("FakeQuantize: 1 element(s) one quantization level apart")
+    assert fake_quantize_one_level(fq, [x, *bounds], np.float32([0.5, 0.5, 1.0]),
+                                   np.float32([0.0, 0.5, 1.0])) is None  # fmt: skip
+    wide = wide_64bit_results(topk, [], np.int64([-(2**63), 3]), np.int64([-(2**31), 3]))
+    assert wide.startswith("int64 results beyond the int32 range (-9223372036854775808 at [0])")
+    assert wide_64bit_results(topk, [], np.int64([7, 3]), np.int64([8, 3])) is None
