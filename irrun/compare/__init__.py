@@ -358,6 +358,7 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, b
                 if etype is None or etype.name == "dynamic":
                     etype = from_numpy_dtype(ours.dtype)
                 judge(entry, layer, op_class, ours, theirs, etype, entries)
+        judge.rerun.pop(id(layer), None)  # (its outputs judged: the run again is let go)
     return Comparison(
         file=model.file,
         device=device,
