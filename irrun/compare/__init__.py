@@ -225,6 +225,13 @@ def _bridge(layers, openvino) -> dict:
     return bridge
 
 
+#: Why an Assign's output is not compared.
+_ASSIGN_NOT_RETURNED = (
+    "an Assign gives out the value it stores, which is compared at the layer that computes it "
+    "(OpenVINO cannot return it)"
+)
+
+
 def _bitwise(entry, ours, theirs, etype):
     """The bitwise comparison: ``None`` (equal), its numbers (also set on ``entry``), or
     ``True`` for another shape or dtype (``entry.reason`` says which)."""
@@ -338,6 +345,8 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, b
                 entry.reason = f"layer name {layer.name!r} is not unique: it cannot be matched"
             elif name_counts.get(layer.name, 0) == 0:
                 entry.reason = f"OpenVINO's model has no layer named {layer.name!r}"
+            elif key not in produced and layer.type == "Assign":
+                entry.reason = _ASSIGN_NOT_RETURNED
             elif key not in produced:
                 entry.reason = f"OpenVINO did not return output {index} of {layer.name!r}"
             elif id(layer) in bridged_ids:

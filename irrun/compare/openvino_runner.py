@@ -56,7 +56,9 @@ def run_openvino(request: dict) -> dict:
                 _dims(output.get_partial_shape()),
                 output.get_element_type().get_type_name(),
             )
-        if node.get_type_name() not in ("Result", "Parameter", "Constant"):
+        # (an Assign's output is its input, exposed where it is made; the CPU plugin refuses
+        # a Result on it: "Incorrect output port number for node Assign")
+        if node.get_type_name() not in ("Result", "Parameter", "Constant", "Assign"):
             exposed.extend(node.outputs())
     if exposed:
         ov_model.add_outputs(exposed)

@@ -225,3 +225,20 @@ def test_compare_finds_no_divergence_in_a_real_model(name):
         assert counts["rounding"] > 0  # (float models: some results differ in their last bits)
     else:
         assert any(label.startswith(expected) for label in labels), labels
+
+
+def test_compare_runs_a_stateful_model():
+    """OpenVINO's CPU plugin refuses a Result on an Assign: compare exposes every other output
+    and says why the Assigns are not compared."""
+    pytest.importorskip("openvino")
+    from irrun.compare import compare
+
+    folder = HERE / "llama_kv_tiny_stateful_f32"
+    steps = dict(np.load(folder / "inputs.npz"))
+    first = {key[len("step0.") :]: value for key, value in steps.items() if key[:6] == "step0."}
+    comparison = compare(irrun.load(folder / "model.xml"), first)
+    assert comparison.ok and comparison.counts()["differs"] == 0
+    assigns = [t for t in comparison.tensors if t.layer_type == "Assign"]
+    assert len(assigns) == 4 and all(t.status == "not-compared" for t in assigns)
+    assert assigns[0].reason.startswith("an Assign gives out the value it stores")
+    assert comparison.counts()["rounding"] > 0
