@@ -26,6 +26,13 @@ from irrun.cli.execute_cmd import (
 )
 
 
+def _number_or_none(value):
+    """``--rtol``'s value; NaN (which FloatRange lets through) is refused."""
+    if value is not None and value != value:
+        raise click.BadParameter("nan is not a tolerance; give a number >= 0")
+    return value
+
+
 @click.command("compare")
 @model_argument
 @weights_option
@@ -34,6 +41,7 @@ from irrun.cli.execute_cmd import (
 @shape_option
 @save_inputs_option
 @click.option("--rtol", type=click.FloatRange(min=0), default=None, metavar="FLOAT",
+              callback=lambda context, parameter, value: _number_or_none(value),
               help="Rounding tolerance for float results of ops that round, relative to the "
                    "largest |value| of OpenVINO's tensor; 0 compares bit for bit.  [default: "
                    "f32 1e-4, f16 1e-2, bf16 6e-2, f64 1e-10]")  # fmt: skip

@@ -85,7 +85,7 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
         How far a float tensor of an op that rounds may be from OpenVINO's and still count as
         *within rounding*: relative to the largest magnitude of OpenVINO's tensor (see
         :mod:`irrun.compare.tolerance`). ``None``: :data:`ROUNDING_RTOL` of its element type
-        (1e-5 for f32); ``0``: bit for bit.
+        (1e-4 for f32); ``0``: bit for bit.
 
     Returns
     -------
@@ -122,6 +122,9 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
     """
     from irrun.arrays import load_npz, match_inputs
     from irrun.execution import compile as compile_model
+
+    if rtol is not None and not rtol >= 0:  # (NaN fails this too)
+        raise ValueError(f"rtol must be a number >= 0 or None, not {rtol!r}")
 
     if not isolate:
         try:
@@ -208,9 +211,8 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
         if "crashed" in openvino or "error" in openvino:
             raise _openvino_failure(model, openvino, inputs_of, device)
         irrun_error = run_irrun(_bridge(compiled.missing_kernels, openvino))
-    judge = _Judge(compiled, openvino, inputs_of, device, rtol)
-    return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, bridged,
-                  not_run)  # fmt: skip
+    return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol,
+                  bridged, not_run)  # fmt: skip
 
 
 def _bridge(layers, openvino) -> dict:
@@ -287,8 +289,8 @@ def _openvino_failure(model, openvino: dict, inputs_of: dict, device: str) -> Op
     return OpenVINOError(message, file=model.file)
 
 
-def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, bridged=(),
-           not_run=None) -> Comparison:  # fmt: skip
+def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol=None,
+           bridged=(), not_run=None) -> Comparison:  # fmt: skip
     from irrun.element_types import from_numpy_dtype
     from irrun.execution import tensor_name
     from irrun.ops.registry import resolve_layer
@@ -303,6 +305,7 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, b
     for layer in model.layers:
         irrun_names[layer.name] = irrun_names.get(layer.name, 0) + 1
 
+    judge = _Judge(compiled, produced, name_counts, inputs_of, device, rtol)
     order = model.topological_order()
     not_run = not_run or {}
     bridged_ids = {id(layer) for layer in bridged}
@@ -367,7 +370,7 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, b
                 if etype is None or etype.name == "dynamic":
                     etype = from_numpy_dtype(ours.dtype)
                 judge(entry, layer, op_class, ours, theirs, etype, entries)
-        judge.rerun.pop(id(layer), None)  # (its outputs judged: the run again is let go)
+        judge.done(layer)
     return Comparison(
         file=model.file,
         device=device,
@@ -376,11 +379,11 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, judge, b
         irrun_error=irrun_error.message if irrun_error is not None else None,
         irrun_error_line=irrun_error.line if irrun_error is not None else None,
         bridged=[layer.describe() for layer in bridged],
-        rtol=rtol_text(judge.rtol),
+        rtol=_rtol_text(rtol),
     )
 
 
-def rtol_text(rtol) -> str:
+def _rtol_text(rtol) -> str:
     """The tolerance as the report states it."""
     if rtol == 0:
         return "bit for bit"
@@ -392,18 +395,19 @@ def rtol_text(rtol) -> str:
 class _Judge:
     """Sets the status of each computed tensor (see :meth:`__call__`)."""
 
-    def __init__(self, compiled, openvino, inputs_of, device, rtol):
+    def __init__(self, compiled, produced, name_counts, inputs_of, device, rtol):
         self.compiled = compiled
+        self.produced = produced  # (layer name, output index) -> OpenVINO's tensor
+        self.names = name_counts  # layer name -> how many of OpenVINO's layers have it
         self.inputs_of = inputs_of
         self.device = device
         self.rtol = rtol
-        self.produced = {key: (type_name, shape, payload)
-                         for key, type_name, shape, payload in openvino["outputs"]}  # fmt: skip
-        self.names: dict[str, int] = {}
-        for name in openvino["names"]:
-            self.names[name] = self.names.get(name, 0) + 1
         # id(layer) -> (OpenVINO's inputs, irrun's outputs on them), or None: not run again
         self.rerun: dict[int, tuple | None] = {}
+
+    def done(self, layer) -> None:
+        """Every output of ``layer`` is judged: its run again is let go."""
+        self.rerun.pop(id(layer), None)
 
     def tolerance(self, op_class, etype) -> float | None:
         """The rtol a float difference of this op may have, or ``None`` (must be exact)."""

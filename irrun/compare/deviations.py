@@ -197,7 +197,7 @@ def _from_constants(layer, limit: int = 64) -> bool:
     while stack:
         current = stack.pop()
         for port in current.inputs:
-            producer = layer.graph.producer(port)
+            producer = current.graph.producer(port)
             if producer is None:
                 return False
             source = producer.layer

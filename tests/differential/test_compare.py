@@ -459,8 +459,11 @@ def test_cli_rtol_decides_the_exit_code(rounding_xml, tmp_path, mean_one_ulp_up)
     assert "(rounding tolerance: f64 1e-10, f32 0.0001, f16 0.01, bf16 0.06)" in lenient.output
     strict = invoke("compare", rounding_xml, "--inputs", inputs, "--rtol", 0)
     assert strict.exit_code == 1 and "(rounding tolerance: bit for bit)" in strict.output
-    refused = invoke("compare", rounding_xml, "--inputs", inputs, "--rtol", -1)
-    assert refused.exit_code == 2 and "--rtol" in refused.output
+    for bad in (-1, "nan"):
+        refused = invoke("compare", rounding_xml, "--inputs", inputs, "--rtol", bad)
+        assert refused.exit_code == 2 and "--rtol" in refused.output, refused.output
+    with pytest.raises(ValueError, match="rtol must be a number >= 0"):
+        compare(irrun.load(rounding_xml), {"x": ROWS}, rtol=float("nan"))
 
 
 def test_within_rounding_bounds_by_the_largest_value_and_never_excuses_nan_or_inf():
