@@ -281,21 +281,27 @@ class ScaledDotProductAttention(Op):
         if self.causal:
             rows = np.arange(query.shape[-2])[:, None]
             columns = np.arange(key.shape[-2])[None, :]
-            scores = scores + np.where(columns > rows, -np.inf, 0).astype(work)
+            scores += np.where(columns > rows, -np.inf, 0).astype(work)  # (a [L, S] grid)
         elif len(inputs) >= 4:
             mask = inputs[3]
             if mask.dtype == np.bool_:
                 bias = np.where(mask, work(0), work(-np.inf))
             else:
                 bias = np.asarray(mask, dtype=work)
-            scores = scores + bias
+            if np.broadcast_shapes(scores.shape, bias.shape) == scores.shape:
+                scores += bias  # (in place: the scores are a fresh array, and the largest)
+            else:
+                scores = scores + bias
         if len(inputs) == 6:
             sink = np.asarray(inputs[5], dtype=work)
             sink = np.broadcast_to(sink, (*scores.shape[:-1], 1))
             scores = np.concatenate([scores, sink], axis=-1)
         peak = np.max(scores, axis=-1, keepdims=True, initial=-np.inf)
         with np.errstate(invalid="ignore"):  # a row of -inf only: NaN, as OpenVINO gives
-            weights = np.exp(scores - peak)
+            # The softmax in place on the scores: the same values as with new arrays, without
+            # allocating three more of the largest tensor.
+            weights = np.subtract(scores, peak, out=scores)
+            np.exp(weights, out=weights)
             weights /= np.sum(weights, axis=-1, keepdims=True)
         if len(inputs) == 6:
             weights = weights[..., :-1]
