@@ -66,3 +66,38 @@ def test_erf_and_gelu_match_cpu_over_a_wide_range(build, etype, dtype, tolerance
     expected, got = run_openvino(model, {"x": x})[0], run_irrun(model, {"x": x})[0]
     assert got.dtype == expected.dtype
     np.testing.assert_allclose(got, expected, rtol=tolerance[0], atol=tolerance[1])
+
+
+def _tanh_gelu_as_written(x):
+    """Gelu-7's tanh form as one NumPy expression (float32 x: the cubic in float32, the rest
+    promoted to float64 by the float64 constant), rounded once."""
+    root = np.sqrt(2 / np.pi)
+    with np.errstate(all="ignore"):  # (3e38 overflows in the cubic, as in the kernel)
+        return (0.5 * x * (1 + np.tanh(root * (x + 0.044715 * x * x * x)))).astype(x.dtype)
+
+
+def test_tanh_gelu_in_blocks_is_the_expression_bit_for_bit(monkeypatch):
+    from irrun.ops import gelu
+
+    x = np.random.default_rng(1).standard_normal((3, 40_000)).astype(np.float32) * 4
+    x[0, :5] = [np.nan, np.inf, -np.inf, -0.0, 3e38]
+    expected = _tanh_gelu_as_written(x)
+    assert x.size > gelu._BLOCK  # (the blocked path)
+    for block in (gelu._BLOCK, 4096, 7):  # the last block short
+        monkeypatch.setattr(gelu, "_BLOCK", block)
+        with np.errstate(all="ignore"):  # (the executor runs kernels so)
+            got = gelu._tanh_gelu(x)
+        assert got.dtype == np.float32 and got.shape == x.shape
+        np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+    strided = x[:, ::3]
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(gelu._tanh_gelu(strided), _tanh_gelu_as_written(strided))
+
+
+def test_tanh_gelu_of_a_large_tensor_matches_cpu():
+    """GPT-2's MLP size (128 x 3072): the blocked path against OpenVINO's CPU plugin, within
+    Gelu's documented tolerance."""
+    x = (np.random.default_rng(2).standard_normal((128, 3072)) * 3).astype(np.float32)
+    model = model_of(opset7.gelu(parameter([128, 3072], "f32", "x"), "tanh"))
+    expected, got = run_openvino(model, {"x": x})[0], run_irrun(model, {"x": x})[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
