@@ -46,7 +46,7 @@ from irrun.compare.openvino_runner import (
     run_openvino,
 )
 from irrun.compare.report import Comparison, TensorComparison
-from irrun.compare.tolerance import ROUNDING_RTOL, relative_difference, within_rounding
+from irrun.compare.tolerance import ROUNDING_RTOL, gap_within, relative_of, rounding_gap
 from irrun.errors import ExecutionError, FragmentError, InputFileError, UnsupportedOpError
 
 __all__ = [
@@ -454,9 +454,12 @@ class _Judge:
         that rounds); records the run again and its numbers on ``entry``. A layer that cannot
         be run again is taken to agree (its difference is the inputs')."""
         if tolerance is not None:
-            entry.relative_diff = relative_difference(ours, theirs)
+            gap = rounding_gap(ours, theirs)
+            entry.relative_diff = relative_of(gap)
+            if not inputs_differ:
+                return gap_within(gap, etype, tolerance)
         if not inputs_differ:
-            return tolerance is not None and within_rounding(ours, theirs, etype, tolerance)
+            return False
         own = self._own_result(layer, entry.output_index)
         if own is None:
             return True
@@ -468,8 +471,9 @@ class _Judge:
             entry.own_relative_diff = 0.0
             return True
         if tolerance is not None:
-            entry.own_relative_diff = relative_difference(own, theirs)
-            if within_rounding(own, theirs, etype, tolerance):
+            gap = rounding_gap(own, theirs)
+            entry.own_relative_diff = relative_of(gap)
+            if gap_within(gap, etype, tolerance):
                 return True
         for name, value in own_found.items():  # the divergence is its own: its numbers
             setattr(entry, name, value)

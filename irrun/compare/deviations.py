@@ -177,7 +177,7 @@ def decompression_in_f32(layer, inputs, ours, theirs) -> str | None:
     the CPU plugin computes the decompression in f32, skipping the roundings the IR writes."""
     if layer.type not in ("Convert", "ConvertLike") or not inputs or ours.dtype != np.float32:
         return None
-    if inputs[0].dtype not in (np.float16,) and inputs[0].dtype.name != "bfloat16":
+    if inputs[0].dtype.name not in ("float16", "bfloat16"):
         return None
     if not _from_constants(layer):
         return None

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ROUNDING_RTOL", "within_rounding", "relative_difference"]
+__all__ = [
+    "ROUNDING_RTOL",
+    "within_rounding",
+    "relative_difference",
+    "rounding_gap",
+    "relative_of",
+    "gap_within",
+]
 
 #: The default ``rtol`` per element type: for f32 about 800 units in the last place of the
 #: largest value, 8x the largest difference measured for one layer on OpenVINO's own inputs
@@ -25,32 +32,49 @@ __all__ = ["ROUNDING_RTOL", "within_rounding", "relative_difference"]
 ROUNDING_RTOL = {"f64": 1e-10, "f32": 1e-4, "f16": 1e-2, "bf16": 6e-2}
 
 
-def _finite_pairs(ours: np.ndarray, theirs: np.ndarray):
-    """Both arrays as float64 and whether their non-finite elements agree (NaN against NaN
-    of any payload, the same infinity)."""
+def rounding_gap(ours: np.ndarray, theirs: np.ndarray) -> tuple[float, float] | None:
+    """``(max |ours - theirs|, max |theirs|)`` over the finite elements (one pass over both
+    arrays, in float64), or ``None`` when their non-finite elements disagree (NaN must meet
+    NaN of any payload, an infinity the same infinity)."""
     a = np.asarray(ours).astype(np.float64)
     b = np.asarray(theirs).astype(np.float64)
-    finite_a, finite_b = np.isfinite(a), np.isfinite(b)
-    agree = bool(np.array_equal(finite_a, finite_b))
-    if agree and not finite_a.all():
+    finite_a, finite = np.isfinite(a), np.isfinite(b)
+    if not np.array_equal(finite_a, finite):
+        return None
+    if not finite_a.all():
         odd = ~finite_a
-        agree = bool(np.array_equal(a[odd], b[odd], equal_nan=True))
-    return a, b, finite_b, agree
+        if not np.array_equal(a[odd], b[odd], equal_nan=True):
+            return None
+        a, b = a[finite], b[finite]
+    if a.size == 0:
+        return 0.0, 0.0
+    return float(np.max(np.abs(a - b))), float(np.max(np.abs(b)))
+
+
+def relative_of(gap) -> float | None:
+    """A :func:`rounding_gap` as a fraction of OpenVINO's largest value (``inf`` when that
+    is 0 and the difference not; ``None`` for no gap)."""
+    if gap is None:
+        return None
+    difference, scale = gap
+    if difference == 0:
+        return 0.0
+    return difference / scale if scale > 0 else float("inf")
+
+
+def gap_within(gap, etype, rtol: float) -> bool:
+    """Whether a :func:`rounding_gap` is within ``rtol * max|theirs| + tiny`` (``tiny``: the
+    type's smallest normal number)."""
+    if gap is None:
+        return False
+    difference, scale = gap
+    return difference <= rtol * scale + _smallest_normal(etype)
 
 
 def relative_difference(ours: np.ndarray, theirs: np.ndarray) -> float | None:
     """``max |ours - theirs| / max |theirs|`` over the finite elements (``None`` when the
     non-finite elements do not agree; ``inf`` when OpenVINO's are all zero and ours not)."""
-    a, b, finite, agree = _finite_pairs(ours, theirs)
-    if not agree:
-        return None
-    if not finite.any():
-        return 0.0
-    difference = float(np.max(np.abs(a[finite] - b[finite])))
-    scale = float(np.max(np.abs(b[finite])))
-    if difference == 0:
-        return 0.0
-    return difference / scale if scale > 0 else float("inf")
+    return relative_of(rounding_gap(ours, theirs))
 
 
 def within_rounding(ours: np.ndarray, theirs: np.ndarray, etype, rtol: float) -> bool:
@@ -67,15 +91,7 @@ def within_rounding(ours: np.ndarray, theirs: np.ndarray, etype, rtol: float) ->
     >>> within_rounding(np.float32([1.0, 2.0]), np.float32([1.0, 2.001]), f32, 1e-5)
     False
     """
-    a, b, finite, agree = _finite_pairs(ours, theirs)
-    if not agree:
-        return False
-    if not finite.any():
-        return True
-    a, b = a[finite], b[finite]
-    tiny = float(_smallest_normal(etype))
-    bound = rtol * float(np.max(np.abs(b))) + tiny
-    return bool(np.max(np.abs(a - b)) <= bound)
+    return gap_within(rounding_gap(ours, theirs), etype, rtol)
 
 
 def _smallest_normal(etype) -> float:
