@@ -5,7 +5,8 @@ next load reads the same model (the reader keeps no state between loads: see
 
 The interrupts are delivered in a child interpreter by a thread calling
 ``_thread.interrupt_main()``: once per trial at a point swept across the load, then in bursts
-every 0.2 ms. Trials and time are bounded.
+every 0.2 ms; a trial whose interrupts all came after its load ended is tried again. Trials
+and time are bounded.
 """
 
 from __future__ import annotations
@@ -78,7 +79,12 @@ CHILD = textwrap.dedent(
     signal.signal(signal.SIGINT, on_interrupt)
     clean = state()
     problems, interrupted = [], 0
-    for trial, (delay, count) in enumerate(PLAN):
+    # A trial whose interrupts all came after its load ended (a load can run twice as fast as
+    # the fastest of the three above once caches are warm) is tried again, placed by the
+    # fastest load seen so far.
+    trials = [(trial, delay, count, 0) for trial, (delay, count) in enumerate(PLAN)]
+    while trials:
+        trial, delay, count, tries = trials.pop(0)
         go, done = threading.Event(), threading.Event()
 
         def interrupter(delay=delay * duration, count=count, go=go, done=done):
@@ -92,10 +98,15 @@ CHILD = textwrap.dedent(
         worker = threading.Thread(target=interrupter, name="interrupter")
         worker.start()
         go.set()
+        started = time.perf_counter()
         try:
             guarded_load()
         except KeyboardInterrupt:
             interrupted += 1
+        else:
+            duration = min(duration, time.perf_counter() - started)
+            if tries < 2:
+                trials.append((trial, delay, count, tries + 1))
         after = state()
         worker.join()
         time.sleep(0.002)  # an interrupt still pending is taken (and dropped) here
@@ -133,4 +144,6 @@ def test_an_interrupt_at_any_point_of_a_large_load_leaves_nothing_behind(reader_
     assert found["problems"] == []
     assert found["same_model"] and found["final"] == found["clean"]
     assert found["clean"] == {"threads": [], "gc_enabled": True, "frozen": 0}
-    assert found["interrupted"] >= 60  # the interrupts did land inside the loads
+    # The interrupts did land inside the loads (a trial whose interrupts came too late is tried
+    # again, twice at most, so nearly all do: 80 of 80 in 8 runs, two CPU hogs beside half of them).
+    assert found["interrupted"] >= 72
