@@ -400,8 +400,9 @@ class CompiledModel:
                 continue
             try:
                 with np.errstate(all="ignore"):  # (see _bind)
-                    produced = node.evaluate([constant[slot] for slot in node.ins])
-                self._check(node, produced)
+                    arguments = [constant[slot] for slot in node.ins]
+                    produced = node.evaluate(arguments)
+                self._check(node, produced, arguments)
             except Exception:  # noqa: BLE001 - left to the run, which reports it in order
                 continue
             for (slot, _, _), array in zip(node.outs, produced):
@@ -726,7 +727,7 @@ class CompiledModel:
                 elapsed = time.perf_counter() - started
                 if layer.type != "Parameter":
                     try:
-                        self._check(node, produced)
+                        self._check(node, produced, arguments)
                     except _CheckFailed as failed:
                         raise failed.error from None
                 for (slot, _, _), array in zip(node.outs, produced):
@@ -748,8 +749,9 @@ class CompiledModel:
             else:
                 self.state.discard()
 
-    def _check(self, node, produced) -> None:
-        """Raise :class:`_CheckFailed` unless each array has the inferred shape and type.
+    def _check(self, node, produced, arguments) -> None:
+        """Raise :class:`_CheckFailed` unless each array has the inferred shape and type
+        (``arguments``: the layer's input arrays, to say what is wrong with them).
 
         Outputs of a dynamic inferred shape take the slow check (a partial shape's
         compatibility); its verdict depends on the shape and dtype alone, so the pairs that
@@ -761,7 +763,7 @@ class CompiledModel:
                 known = passed.get(id(port))
                 if known is not None and key in known:
                     continue
-                _check_output(self.model, node.layer, port, array)
+                _check_output(self.model, node, port, array, arguments)
                 if known is None:
                     known = passed[id(port)] = set()
                 if len(known) < _PASSED_PER_PORT:
@@ -1186,17 +1188,21 @@ def _execute(compiled, nodes, values) -> None:
     try:
         with np.errstate(all="ignore"):  # once per run (see _bind)
             for node in nodes:
-                produced = node.evaluate([values[slot] for slot in node.ins])
+                arguments = [values[slot] for slot in node.ins]
+                produced = node.evaluate(arguments)
                 for (slot, shape, dtype), array in zip(node.outs, produced):
                     if array.shape != shape or array.dtype != dtype:
-                        compiled._check(node, produced)
+                        compiled._check(node, produced, arguments)
                     values[slot] = array
                 for slot in node.frees:
                     values[slot] = None
     except _CheckFailed as failed:
         raise failed.error from None
     except Exception as exc:
-        error = _failure(compiled.model, node.layer, exc) if node is not None else None
+        error = None
+        if node is not None:
+            error = _failure(compiled.model, node.layer, exc, node,
+                             [values[slot] for slot in node.ins])  # fmt: skip
         if error is None:
             raise
         raise error from None
@@ -1207,15 +1213,16 @@ def _evaluate(compiled, node, arguments):
         with np.errstate(all="ignore"):  # (see _bind)
             return node.evaluate(arguments)
     except Exception as exc:
-        error = _failure(compiled.model, node.layer, exc)
+        error = _failure(compiled.model, node.layer, exc, node, arguments)
         if error is None:
             raise
         raise error from None
 
 
-def _failure(model, layer, exc):
+def _failure(model, layer, exc, node=None, arguments=None):
     """The error to report for ``exc`` raised by ``layer``'s kernel (``None``: re-raise it as
-    it is, a bug to see with its traceback)."""
+    it is, a bug to see with its traceback); ``node`` and its input ``arguments``, when given,
+    let the shape rule say what is wrong with inputs that dynamic dims let through."""
     if isinstance(exc, IRError):
         # Keep the kernel's own class (IndexOutOfRangeError...) so callers can tell them apart.
         error_class = type(exc) if isinstance(exc, ExecutionError) else ExecutionError
@@ -1239,7 +1246,11 @@ def _failure(model, layer, exc):
         )
     if isinstance(exc, (ValueError, TypeError)):
         # Shapes that are dynamic in the file can still disagree at run time (Concat inputs
-        # [?,2] and [?,3] fed [2,2] and [3,3]); the kernels say so with ValueError/TypeError.
+        # [?,2] and [?,3] fed [2,2] and [3,3]); the kernels say so with ValueError/TypeError,
+        # the shape rule on the run's shapes says it best.
+        problem = _run_time_problem(node, arguments) if node is not None else None
+        if problem is not None:
+            return _run_time_error(model, layer, problem, arguments)
         return ExecutionError(
             f"{layer.describe()} failed on these inputs: {exc}", file=model.file, line=layer.line
         )
@@ -1253,9 +1264,13 @@ def _failure(model, layer, exc):
     return None
 
 
-def _check_output(model, layer, port, array) -> None:
+def _check_output(model, node, port, array, arguments) -> None:
+    layer = node.layer
     inferred = port.inferred_shape
     if inferred is not None and not inferred.compatible(Shape(array.shape)):
+        problem = _run_time_problem(node, arguments)
+        if problem is not None:  # the inputs of this run, not irrun, are at fault
+            raise _CheckFailed(_run_time_error(model, layer, problem, arguments))
         raise _CheckFailed(
             InternalError(
                 f"{layer.describe()} output port {port.id} produced shape {list(array.shape)}, "
@@ -1274,6 +1289,49 @@ def _check_output(model, layer, port, array) -> None:
                 line=port.line,
             )
         )
+
+
+#: Input arrays of at most this many elements give their values to the re-check of shapes.
+_RECHECKED_VALUES = 4096
+
+
+def _run_time_problem(node, arguments) -> str | None:
+    """What the layer's shape rule says is wrong with the concrete ``arguments`` of a run
+    (``None``: nothing, or the rule cannot tell). Validation saw dynamic dims that allow
+    sizes this layer cannot take (an image too small for a convolution's kernel): the run's
+    shapes, not irrun, are then at fault."""
+    from irrun.element_types import from_numpy_dtype
+    from irrun.ops.base import TensorInfo
+
+    op = node.op
+    if op is None:
+        return None
+    try:
+        infos = [
+            TensorInfo(
+                Shape(a.shape),
+                from_numpy_dtype(a.dtype),
+                a if a.size <= _RECHECKED_VALUES else None,
+            )
+            for a in arguments
+        ]
+        type(op)(node.layer, OpContext()).infer(infos)  # (a plain context raises the error)
+    except IRError as exc:
+        return exc.message
+    except Exception:  # noqa: BLE001 - the rule cannot tell: the caller reports the mismatch
+        return None
+    return None
+
+
+def _run_time_error(model, layer, problem, arguments) -> ExecutionError:
+    """The error for a layer whose shape rule refuses the shapes of this run."""
+    shapes = ", ".join(str(list(a.shape)) for a in arguments)
+    return ExecutionError(
+        f"{problem} (in this run: input shapes {shapes}; the model's dynamic dims allow "
+        "them, this layer does not: feed other input shapes, e.g. with --shape NAME=DIMS)",
+        file=model.file,
+        line=layer.line,
+    )
 
 
 def _owned_bytes(arrays) -> int:

@@ -376,7 +376,11 @@ def convolve(
     _, out_per_group, per_group, *kernel = filters.shape
     sizes = [s + b + e for s, b, e in zip(data.shape[2:], pads_begin, pads_end)]
     windows = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
-    out_sizes = [max(0, (p - w) // s + 1) for p, w, s in zip(sizes, windows, strides)]
+    for axis, (padded, window) in enumerate(zip(sizes, windows)):
+        if window > padded:  # (the shape rule's check, for shapes that were dynamic)
+            raise ValueError(f"spatial axis {axis}: the dilated kernel {window} is larger than "
+                             f"the padded data {padded}")  # fmt: skip
+    out_sizes = [(p - w) // s + 1 for p, w, s in zip(sizes, windows, strides)]
     if math.prod(out_sizes) * batch * groups * out_per_group * per_group * math.prod(kernel) == 0:
         # nothing to compute, or sums over nothing
         if out is not None:

@@ -398,7 +398,7 @@ class PoolingFamily(Op):
         auto = self.auto_pad in ("same_upper", "same_lower")
         out_sizes, extended = [], []
         for axis in range(count):
-            dim, _, window = pool_output_dim(
+            dim, padded, window = pool_output_dim(
                 sizes[axis],
                 self.kernel[axis],
                 dilations[axis],
@@ -408,6 +408,10 @@ class PoolingFamily(Op):
                 self.rounding_type,
                 auto,
             )
+            if padded is not None and window > padded.lower:  # (pooled_shape's check, for
+                # shapes that were dynamic in the file)
+                raise ValueError(f"spatial axis {axis}: the dilated kernel {window} is larger "
+                                 f"than the padded data {padded.lower}")  # fmt: skip
             out = dim.lower
             out_sizes.append(out)
             reach = (out - 1) * self.strides[axis] + window if out else 0

@@ -193,8 +193,8 @@ class _DeformableConvolution(Op):
             if dims is not None and not all(a.compatible(b) for a, b in zip(spatial, dims[2:])):
                 return self._mismatch(
                     index,
-                    f"the {_NAMES[index]}' spatial dims {inputs[index].shape} are not "
-                    f"the output's {list(map(str, spatial))}",
+                    f"the {_NAMES[index]} {inputs[index].shape} have spatial dims "
+                    f"{Shape(dims[2:])}, but the output's are {Shape(spatial)}",
                     f"give the {_NAMES[index]} one value per output pixel",
                 )
         shape = Shape([batch, channels, *spatial])

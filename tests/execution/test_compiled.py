@@ -315,9 +315,9 @@ def test_dynamic_outputs_take_the_slow_check_once_per_shape(tmp_path, monkeypatc
     checks = []
     real = engine._check_output
 
-    def counting(model, layer, port, array):
-        checks.append((layer.name, array.shape))
-        return real(model, layer, port, array)
+    def counting(model, node, port, array, arguments):
+        checks.append((node.layer.name, array.shape))
+        return real(model, node, port, array, arguments)
 
     monkeypatch.setattr(engine, "_check_output", counting)
     feed = {"x": np.ones((2, 3), np.float32)}

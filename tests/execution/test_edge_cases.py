@@ -36,10 +36,44 @@ def test_bare_spec_style_fragment_without_dims_validates_and_runs():
 
 def test_runtime_shape_conflict_of_dynamic_inputs_is_an_execution_error(tmp_path):
     a, b = param([-1, 2], name="a"), param([-1, 3], name="b")
-    model = save(tmp_path, [opset1.result(opset1.concat([a, b], 1))], [a, b])
+    model = save(tmp_path, [opset1.result(opset1.concat([a, b], 1, name="cat"))], [a, b])
     assert model.validate().ok
-    with pytest.raises(irrun.ExecutionError, match="failed on these inputs"):
+    with pytest.raises(irrun.ExecutionError) as caught:
         model.run({"a": np.zeros((2, 2), np.float32), "b": np.zeros((3, 3), np.float32)})
+    # The shape rule, run on the shapes of this run, says what is wrong.
+    assert caught.value.message == (
+        "layer 2 'cat' (Concat-1): inputs must agree on every dimension except the axis "
+        "(1), but dimension 0 differs: input 0 is [2,2], input 1 is [3,3] (in this run: input "
+        "shapes [2, 2], [3, 3]; the model's dynamic dims allow them, this layer does not: feed "
+        "other input shapes, e.g. with --shape NAME=DIMS)"
+    )
+
+
+@pytest.mark.parametrize("pool", [False, True])
+def test_input_too_small_for_a_window_is_an_execution_error_not_a_bug(tmp_path, pool):
+    # [?,1,?,?] allows a 2x2 image; a 3x3 window does not fit it. The kernel must not make an
+    # empty output (which the output check then took for a bug in irrun, exit 3).
+    x = param([-1, 1, -1, -1])
+    if pool:
+        node = opset8.max_pool(x, [1, 1], [1, 1], [0, 0], [0, 0], [3, 3])
+    else:
+        weights = opset1.constant(np.ones((4, 1, 3, 3), np.float32))
+        node = opset1.convolution(x, weights, [1, 1], [0, 0], [0, 0], [1, 1])
+    model = save(tmp_path, [opset1.result(node.output(0))], [x])
+    assert model.validate().ok
+    with pytest.raises(irrun.ExecutionError) as caught:
+        model.run({"x": np.zeros((1, 1, 2, 5), np.float32)})
+    assert type(caught.value) is irrun.ExecutionError and caught.value.exit_code == 1
+    message = caught.value.message
+    assert (
+        "spatial axis 0: the dilated kernel (3 - 1) * 1 + 1 = 3 is larger than the padded "
+        "data 2 + 0 + 0 = 2"
+    ) in message
+    shapes = "[1, 1, 2, 5]" if pool else "[1, 1, 2, 5], [4, 1, 3, 3]"
+    assert message.endswith(f"(in this run: input shapes {shapes}; the model's dynamic dims "
+                            "allow them, this layer does not: feed other input shapes, e.g. "
+                            "with --shape NAME=DIMS)")  # fmt: skip
+    assert model.run({"x": np.zeros((1, 1, 3, 5), np.float32)})  # (a fitting image runs)
 
 
 def test_declared_dims_are_not_taken_as_inferred(tmp_path):
