@@ -53,7 +53,8 @@ shape_option = click.option(
     metavar="NAME=SIZES",
     multiple=True,
     help="Shape of a random input with dynamic dims, e.g. --shape x=1,3,224,224 (repeatable). "
-    "Dynamic dims not given take their lower bound, or 1.",
+    "Dynamic dims not given take their lower bound; without one, 1 for the batch and elsewhere "
+    "the smallest of 1, 2, 4, ... 224, 256, 384, 512 that the model's shape rules accept.",
 )
 save_inputs_option = click.option(
     "--save-inputs",
@@ -137,7 +138,9 @@ def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
     Random inputs (no --inputs): floats standard normal, booleans even,
     integers in [0, N) when they index a Gather table of N rows, in [1, S] when
     they are the sequence lengths of a sequence of S steps, else in [0, 10);
-    dynamic dims from --shape, else their lower bound or 1.
+    dynamic dims from --shape, else their lower bound, else 1 for the batch and
+    the smallest size the model's shape rules accept elsewhere (a converted
+    CNN's [?,3,?,?] image gets the smallest size its kernels and strides take).
     """
     import numpy as np
 

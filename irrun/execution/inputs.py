@@ -10,8 +10,13 @@
   GRUSequence, RNNSequence, ReverseSequence) over ``s`` steps are drawn from ``[1, s]``.
 - String inputs: one lowercase letter each.
 - Dynamic dims: from ``shapes`` (``{input name: shape}``), else the dim's lower bound when it
-  is at least 1, else :data:`DEFAULT_DIM` (1), never above the dim's upper bound. An input of
-  dynamic rank needs its shape in ``shapes``.
+  is at least 1. The other dims (no lower bound: ``?`` or ``0..``) are 1 on the leading axis
+  of an input of rank 2 or more (the batch), and elsewhere the smallest of
+  :data:`TRIED_SIZES` for which the model's shape rules accept every input (one size for all
+  of them: a converted CNN's ``[?,3,?,?]`` image gets the smallest size its kernels, strides
+  and reshapes take, a transformer's ``[?,?]`` tokens a sequence of 1); never above a dim's
+  upper bound. When no size fits, :data:`DEFAULT_DIM` (1), and the run says which layer
+  refuses it. An input of dynamic rank needs its shape in ``shapes``.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ import numpy as np
 from irrun.errors import InputFileError, InputValueError
 from irrun.text import short_text
 
-__all__ = ["random_inputs", "save_inputs", "DEFAULT_DIM", "DEFAULT_INTEGER_RANGE"]
+__all__ = ["random_inputs", "save_inputs", "DEFAULT_DIM", "DEFAULT_INTEGER_RANGE", "TRIED_SIZES"]
 
 #: The size a dynamic dim gets when neither ``shapes`` nor its lower bound says.
 DEFAULT_DIM = 1
+#: The sizes tried, smallest first, for dynamic dims that say nothing of their size.
+TRIED_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 224, 256, 384, 512)
 #: ``[low, high)`` of integer inputs whose use says nothing of their range.
 DEFAULT_INTEGER_RANGE = (0, 10)
 #: Layers an index passes through unchanged in value.
@@ -74,13 +81,76 @@ def random_inputs(model, *, seed: int = 0, shapes: dict | None = None) -> dict:
     given = _resolve_shapes(model, shapes or {})
     if any(i.port.inferred_shape is None for i in model.inputs):
         validate(model)  # the index ranges read inferred shapes
+    chosen = {id(i): _shape(model, i, given.get(id(i))) for i in model.inputs}
+    open_dims = {id(i): _open_dims(i) for i in model.inputs
+                 if id(i) not in given and i.layer.type == "Parameter"}  # fmt: skip
+    if any(open_dims.values()):
+        chosen = _fitting_shapes(model, chosen, open_dims)
     rng = np.random.default_rng(seed)
     arrays = {}
     for model_input in model.inputs:
-        shape = _shape(model, model_input, given.get(id(model_input)))
         etype = model_input.element_type
-        arrays[model_input.name] = _draw(rng, model, model_input, etype, shape)
+        arrays[model_input.name] = _draw(rng, model, model_input, etype, chosen[id(model_input)])
     return arrays
+
+
+def _open_dims(model_input) -> list[int]:
+    """The axes of ``model_input`` whose size nothing says (no lower bound), but the batch."""
+    partial = model_input.shape
+    if not partial.rank_is_static:
+        return []
+    batch = 0 if partial.rank > 1 else None
+    return [
+        a for a, dim in enumerate(partial) if not dim.is_static and dim.lower < 1 and a != batch
+    ]
+
+
+def _fitting_shapes(model, chosen: dict, open_dims: dict) -> dict:
+    """``chosen`` with the open dims set to the smallest of TRIED_SIZES that the model's shape
+    rules accept for every input at once (unchanged when none fits)."""
+    from irrun.ops.base import DYNAMIC_TYPE, TensorInfo
+    from irrun.shape import Shape
+
+    by_id = {id(i): i for i in model.inputs}
+    for size in TRIED_SIZES:
+        trial = dict(chosen)
+        for key, axes in open_dims.items():
+            dims = list(chosen[key])
+            partial = by_id[key].shape
+            for axis in axes:
+                upper = partial[axis].upper
+                dims[axis] = size if upper is None else min(size, upper)
+            trial[key] = tuple(dims)
+        feeds = {by_id[key].layer.id: TensorInfo(Shape(dims),
+                                                  by_id[key].element_type or DYNAMIC_TYPE)
+                 for key, dims in trial.items()}  # fmt: skip
+        if _accepted(model, feeds):
+            return trial
+    return chosen
+
+
+def _accepted(model, feeds: dict) -> bool:
+    """True when shape inference over ``model`` with its Parameters fed ``feeds`` (layer id ->
+    TensorInfo) finds no error; the model's own inferred shapes are left as they were."""
+    from irrun.validation.emitter import Emitter
+    from irrun.validation.inference import infer_graph
+
+    saved = [(port, port.inferred_shape, port.inferred_type) for port in _output_ports(model)]
+    emit = Emitter(model.file)
+    try:
+        infer_graph(model, emit, feeds=feeds)
+    finally:
+        for port, shape, etype in saved:
+            port.inferred_shape, port.inferred_type = shape, etype
+    return not any(d.severity == "error" for d in emit.diagnostics)
+
+
+def _output_ports(graph):
+    """Every output port of ``graph`` and of its layers' bodies (inference writes them)."""
+    for layer in graph.layers:
+        yield from layer.outputs
+        for body in (layer.bodies or {}).values():
+            yield from _output_ports(body)
 
 
 def save_inputs(path, inputs: dict) -> None:

@@ -80,6 +80,53 @@ def test_shape_gives_dynamic_dims_of_random_inputs(erf_xml):
     assert result.exit_code == 2 and "is not NAME=SIZES" in result.output
 
 
+def _cnn(tmp_path, shape, kernel=3, stride=1, reshape_to=None) -> Path:
+    x = opset1.parameter(shape, np.float32, name="x")
+    x.output(0).get_tensor().set_names({"x"})
+    weights = opset1.constant(np.ones((2, shape[1], kernel, kernel), np.float32))
+    node = opset1.convolution(x, weights, [stride, stride], [0, 0], [0, 0], [1, 1])
+    if reshape_to is not None:
+        node = opset1.reshape(node, opset1.constant(np.array(reshape_to, np.int64)), True)
+    path = tmp_path / "cnn.xml"
+    ov.save_model(ov.Model([opset1.result(node)], [x], "cnn"), path, compress_to_fp16=False)
+    return path
+
+
+def test_dynamic_dims_of_random_inputs_take_the_smallest_size_the_model_accepts(tmp_path):
+    # A converted CNN's image is [?,3,?,?]: 1x1 does not fit a 3x3 kernel, 4x4 is the smallest
+    # tried size that does (the batch stays 1).
+    model = irrun.load(_cnn(tmp_path, [-1, 3, -1, -1]))
+    assert model.validate().ok
+    before = [(p.inferred_shape, p.inferred_type) for layer in model.layers for p in layer.outputs]
+    assert model.random_inputs()["x"].shape == (1, 3, 4, 4)
+    # (the trials leave the model's inferred shapes as validation left them)
+    after = [(p.inferred_shape, p.inferred_type) for layer in model.layers for p in layer.outputs]
+    assert after == before
+    # A stride of 5 and a reshape to 2x4x4 need a 16x16 image (a 20x20 would give 2x4x4 too,
+    # but 16 is tried first); an upper bound caps the size tried.
+    model = irrun.load(_cnn(tmp_path, [-1, 3, -1, -1], kernel=1, stride=5, reshape_to=[2, 4, 4]))
+    assert model.random_inputs()["x"].shape == (1, 3, 16, 16)
+    [output] = model.run(model.random_inputs()).values()
+    assert output.shape == (2, 4, 4)
+    model = irrun.load(_cnn(tmp_path, [-1, 3, ov.Dimension(0, 2), -1]))
+    assert model.random_inputs()["x"].shape == (1, 3, 1, 1)  # nothing fits 0..2: 1 (as before)
+    # The batch of a rank-1 input is its only dim: it is tried too.
+    x = opset1.parameter([-1], np.float32, name="v")
+    x.output(0).get_tensor().set_names({"v"})
+    reshaped = opset1.reshape(x, opset1.constant(np.array([2, 4], np.int64)), False)
+    path = tmp_path / "v.xml"
+    ov.save_model(ov.Model([opset1.result(reshaped)], [x], "v"), path, compress_to_fp16=False)
+    assert irrun.load(path).random_inputs()["v"].shape == (8,)
+
+
+def test_execute_of_a_dynamic_cnn_without_shapes_runs(tmp_path):
+    result = invoke("execute", _cnn(tmp_path, [-1, 3, -1, -1], kernel=5), "--output",
+                    tmp_path / "out.npz")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    [output] = np.load(tmp_path / "out.npz").values()
+    assert output.shape == (1, 2, 4, 4)  # an 8x8 image
+
+
 def test_partial_runs_what_it_can_and_lists_the_rest(erf_xml, erf_without_kernel):
     refused = invoke("execute", erf_xml, catch_exceptions=True)
     assert refused.exit_code == 1 and "--partial" in refused.output
