@@ -87,7 +87,7 @@ def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
       not compared: WHY
 
     then a summary line naming the first divergence. --format json gives
-    the same as an object (schema irrun.compare/2).
+    the same as an object (schema irrun.compare/3).
 
     A layer irrun has no kernel for is bridged: OpenVINO's outputs of it are
     fed to the layers after it, which are compared as usual; the report

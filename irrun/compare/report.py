@@ -16,6 +16,7 @@ from irrun.compare.common import (
     _location,
     _number,
 )
+from irrun.shape import Shape
 
 
 @dataclass
@@ -38,7 +39,8 @@ class TensorComparison:
     without NaN, ``max_ulp`` the largest distance in units in the last place (floats, from their
     integer views; NaN pairs excluded) and ``nan_mismatches`` counts NaN against a number.
     ``inferred_shape``/``element_type`` are irrun's inference for the port,
-    ``openvino_shape``/``openvino_type`` OpenVINO's after ``read_model``.
+    ``openvino_shape``/``openvino_type`` OpenVINO's after ``read_model``; the shapes agree when
+    no size one allows is excluded by the other (see :attr:`shape_precision`).
     """
 
     tensor: str
@@ -78,8 +80,31 @@ class TensorComparison:
 
     @property
     def shape_agrees(self) -> bool | None:
-        """Whether irrun's inferred shape is OpenVINO's (``None``: OpenVINO has no such port)."""
-        return None if self.openvino_shape is None else self.inferred_shape == self.openvino_shape
+        """Whether irrun's inferred shape and OpenVINO's are compatible: some shape fits both
+        (``None``: OpenVINO has no such port). Where one knows more than the other, the two
+        still agree; :attr:`shape_precision` says which knows more."""
+        precision = self.shape_precision
+        return None if precision is None else precision != "incompatible"
+
+    @property
+    def shape_precision(self) -> str | None:
+        """irrun's inferred shape against OpenVINO's: ``same``; ``more`` (irrun's lies within
+        OpenVINO's, e.g. ``[?,64,7]`` in ``[?,?,?]``: a size OpenVINO leaves open is known);
+        ``less`` (OpenVINO's lies within irrun's: a limit of irrun's inference); ``other``
+        (compatible, each knowing something the other does not); ``incompatible``; ``None``
+        when OpenVINO has no such port."""
+        if self.openvino_shape is None:
+            return None
+        if self.inferred_shape == self.openvino_shape:
+            return "same"
+        ours, theirs = Shape.parse(self.inferred_shape), Shape.parse(self.openvino_shape)
+        if not ours.compatible(theirs):
+            return "incompatible"
+        if _within(ours, theirs):
+            return "more"
+        if _within(theirs, ours):
+            return "less"
+        return "other"
 
     @property
     def type_agrees(self) -> bool | None:
@@ -115,11 +140,17 @@ class TensorComparison:
         return text
 
     def shape_text(self) -> str:
-        """``""``, or what irrun and OpenVINO infer when they disagree on the port."""
+        """``""``, or what irrun and OpenVINO infer when their inferences are not the same."""
         parts = []
-        if self.shape_agrees is False:
+        precision = self.shape_precision
+        if precision == "incompatible":
             parts.append(
                 f"shape DIFFERS: irrun infers {self.inferred_shape}, OpenVINO {self.openvino_shape}"
+            )
+        elif precision in _PRECISION_TEXTS:
+            parts.append(
+                f"shape: irrun infers {self.inferred_shape}, {_PRECISION_TEXTS[precision]} "
+                f"OpenVINO's {self.openvino_shape}"
             )
         if self.type_agrees is False:
             parts.append(
@@ -179,6 +210,7 @@ class TensorComparison:
             "inferred_shape": self.inferred_shape,
             "openvino_shape": self.openvino_shape,
             "shape_agrees": self.shape_agrees,
+            "shape_precision": self.shape_precision,
             "element_type": self.element_type,
             "openvino_type": self.openvino_type,
             "type_agrees": self.type_agrees,
@@ -229,7 +261,9 @@ class Comparison:
         return next((t for t in self.tensors if t.status == DIFFERS), None)
 
     def counts(self) -> dict[str, int]:
-        """Tensors per status, plus ``shape_mismatches`` (shape or element type)."""
+        """Tensors per status, plus ``shape_mismatches`` (shape or element type) and the
+        shapes irrun infers more / less precisely than OpenVINO (``shapes_more_precise``,
+        ``shapes_less_precise``; ``other`` ones count in neither)."""
         statuses = (MATCH, ROUNDING, DIFFERS, DOWNSTREAM, KNOWN, NOT_COMPARED)
         counts = {status: 0 for status in statuses}
         for tensor in self.tensors:
@@ -237,6 +271,9 @@ class Comparison:
         counts["shape_mismatches"] = sum(
             t.shape_agrees is False or t.type_agrees is False for t in self.tensors
         )
+        precisions = [t.shape_precision for t in self.tensors]
+        counts["shapes_more_precise"] = precisions.count("more")
+        counts["shapes_less_precise"] = precisions.count("less")
         return counts
 
     def summary(self) -> str:
@@ -253,6 +290,10 @@ class Comparison:
         )
         mismatches = counts["shape_mismatches"]
         text += f"{mismatches} shape/type disagreement(s)" if mismatches else "shapes agree"
+        more, less = counts["shapes_more_precise"], counts["shapes_less_precise"]
+        if more or less:
+            text += (f" (irrun infers {more} shape(s) more precisely than OpenVINO, {less} less "
+                     "precisely)")  # fmt: skip
         if self.bridged:
             text += f"; {len(self.bridged)} layer(s) bridged with OpenVINO's outputs"
         first = self.first_divergence
@@ -282,11 +323,12 @@ class Comparison:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """The JSON form (``irrun compare --format json``, schema ``irrun.compare/2``: version
-        1 had no ``rounding`` status, ``rtol``, ``isolated``, ``relative_diff`` or
-        ``tolerance``)."""
+        """The JSON form (``irrun compare --format json``, schema ``irrun.compare/3``: version
+        2 had no ``shape_precision``, ``shapes_more_precise`` or ``shapes_less_precise``, and
+        its ``shape_agrees`` was true only for identical shapes; version 1 had no ``rounding``
+        status, ``rtol``, ``isolated``, ``relative_diff`` or ``tolerance``)."""
         return {
-            "schema": "irrun.compare/2",
+            "schema": "irrun.compare/3",
             "file": self.file,
             "device": self.device,
             "openvino_version": self.openvino_version,
@@ -330,3 +372,25 @@ class Comparison:
 
     def __repr__(self) -> str:
         return f"<Comparison {'ok' if self.ok else 'DIFFERS'}: {self.summary()}>"
+
+
+#: How irrun's inferred shape relates to OpenVINO's, as the per-tensor line says it.
+_PRECISION_TEXTS = {
+    "more": "more precise than",
+    "less": "less precise than",
+    "other": "neither within nor around",
+}
+
+
+def _within(inner: Shape, outer: Shape) -> bool:
+    """True when every shape ``inner`` allows, ``outer`` allows too."""
+    if not outer.rank_is_static:
+        return True
+    if not inner.rank_is_static or inner.rank != outer.rank:
+        return False
+    for a, b in zip(inner, outer):
+        if a.lower < b.lower:
+            return False
+        if b.upper is not None and (a.upper is None or a.upper > b.upper):
+            return False
+    return True

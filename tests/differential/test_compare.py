@@ -175,10 +175,11 @@ def test_gather7_negative_indices_are_a_known_cpu_deviation(negative_gather7_xml
 
 def test_the_json_form_carries_every_number(chain_xml, perturbed_concat):
     payload = compare(irrun.load(chain_xml), {"x": X}).to_dict()
-    assert payload["schema"] == "irrun.compare/2" and payload["ok"] is False
+    assert payload["schema"] == "irrun.compare/3" and payload["ok"] is False
     assert payload["summary"] == {
         "tensors": 3, "match": 1, "rounding": 0, "differs": 1, "downstream": 1,
         "known_deviation": 0, "not_compared": 0, "shape_mismatches": 0,
+        "shapes_more_precise": 0, "shapes_less_precise": 0,
     }  # fmt: skip
     assert payload["rtol"] == "f64 1e-10, f32 0.0001, f16 0.01, bf16 0.06"
     concat = payload["tensors"][1]
@@ -512,3 +513,46 @@ def test_result_deviations_tell_ties_levels_and_wide_integers():
     wide = wide_64bit_results(topk, [], np.int64([-(2**63), 3]), np.int64([-(2**31), 3]))
     assert wide.startswith("int64 results beyond the int32 range (-9223372036854775808 at [0])")
     assert wide_64bit_results(topk, [], np.int64([7, 3]), np.int64([8, 3])) is None
+
+
+@pytest.mark.parametrize(
+    "ours, theirs, precision",
+    [
+        ("[2,3]", "[2,3]", "same"),
+        ("[?,64,?,7]", "[?,?,?,?]", "more"),  # (maxvit's window partition: values know more)
+        ("[1..4,3]", "[...]", "more"),
+        ("[?,?,?,?]", "[?,1..,1..,96]", "less"),  # (swin's Pad: a limit of irrun's rule)
+        ("[2,?]", "[?,3]", "other"),
+        ("[2,3]", "[2,4]", "incompatible"),
+        ("[2,3]", "[2,3,1]", "incompatible"),
+    ],
+)
+def test_shapes_agree_when_compatible_and_say_which_side_knows_more(ours, theirs, precision):
+    from irrun.compare.report import TensorComparison
+
+    tensor = TensorComparison(tensor="t", layer="layer 1 'a' (Relu)", layer_id=1, layer_name="a",
+                              layer_type="Relu", op="Relu-1", port=1, output_index=0, line=3,
+                              status="match", inferred_shape=ours,
+                              openvino_shape=theirs)  # fmt: skip
+    assert tensor.shape_precision == precision
+    assert tensor.shape_agrees is (precision != "incompatible")
+    comparison = Comparison("m.xml", "CPU", "2026.4.1", [tensor])
+    assert comparison.ok is (precision != "incompatible")
+    expected_line = {
+        "same": "",
+        "more": f"shape: irrun infers {ours}, more precise than OpenVINO's {theirs}",
+        "less": f"shape: irrun infers {ours}, less precise than OpenVINO's {theirs}",
+        "other": f"shape: irrun infers {ours}, neither within nor around OpenVINO's {theirs}",
+        "incompatible": f"shape DIFFERS: irrun infers {ours}, OpenVINO {theirs}",
+    }[precision]
+    assert tensor.shape_text() == expected_line
+    summary = comparison.summary()
+    if precision == "incompatible":
+        assert summary.endswith("; 1 shape/type disagreement(s)")
+    elif precision in ("more", "less"):
+        more, less = (1, 0) if precision == "more" else (0, 1)
+        assert summary.endswith(f"; shapes agree (irrun infers {more} shape(s) more precisely "
+                                f"than OpenVINO, {less} less precisely)")  # fmt: skip
+    else:
+        assert summary.endswith("; shapes agree")
+    assert comparison.to_dict()["tensors"][0]["shape_precision"] == precision
