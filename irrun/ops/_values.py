@@ -13,6 +13,9 @@ infers through them by evaluating bounds; irrun propagates, for small integer te
 An op that produces such a tensor returns :func:`info_of_elements`, which gives a plain
 constant (``value``) when every element is known, so that ordinary folding takes over.
 Consumers read :func:`elements_of` and turn elements into output dims with :func:`as_dim`.
+Tensors of higher rank have partial values (flat, in C order) only between ops that move
+elements (``Op.moves_elements``), which :func:`bounds_through` carries them through;
+:func:`elements_of` gives ``None`` for them.
 
 Examples
 --------
@@ -58,7 +61,113 @@ def elements_of(info: TensorInfo) -> tuple | None:
         if array.ndim <= 1 and array.size <= MAX_ELEMENTS and array.dtype.kind in "iu":
             return tuple(array.reshape(-1).tolist())  # (Python ints, as int(v) gives)
         return None
+    rank = info.shape.rank
+    if rank is not None and rank > 1:  # (only ops that move elements read those: see below)
+        return None
     return info.partial
+
+
+def bounds_through(op, inputs, outputs) -> None:
+    """Give ``outputs`` the partial values that ``op``, an op that only moves elements of the
+    inputs named by ``op.moves_elements``, makes of what is known of those inputs: its kernel
+    runs once on every element's lower bound and once on its upper bound (the other inputs'
+    values exact), as OpenVINO evaluates bounds; an element is then known where both runs
+    agree, an interval where they differ, unknown where a bound was. This carries shape
+    elements through tensors of any rank (swin's pads: Concat of constants and computed sizes
+    [6] -> Reshape [3,2] -> Split -> Squeeze [3] -> Gather -> Concat -> Pad).
+
+    Nothing happens unless a moved input has a partial value (or, for ops that move every
+    input, one has a value and another does not), the other inputs have values, and every
+    output is a small static integer tensor with neither a value nor a partial value yet."""
+    moving = op.moves_elements
+    every = moving == "all"
+    partial = known = unknown = False
+    for index, info in enumerate(inputs):
+        if every or index in moving:
+            if info.partial is not None:
+                partial = True
+            elif info._pending is not None or info.value is not None:
+                known = True
+            else:
+                unknown = True
+    if not (partial or (every and known and unknown)):
+        return
+    for info in outputs:
+        shape = info.shape
+        if (info._pending is not None or info.value is not None or info.partial is not None
+                or not shape.is_static or shape.element_count() > MAX_ELEMENTS
+                or not _signed(info.element_type)):  # fmt: skip
+            return
+    lows, highs = [], []
+    for index, info in enumerate(inputs):
+        shape = info.shape
+        if not shape.is_static or shape.element_count() > MAX_ELEMENTS:
+            return  # (no big value is read, nor decoded)
+        value = info.value
+        if value is None:
+            if not (every or index in moving):
+                return
+            bounds = _bound_arrays(info)
+            if bounds is None:
+                return
+            value, high = bounds
+        else:
+            high = value
+        lows.append(value)
+        highs.append(high)
+    try:
+        low_outputs, high_outputs = op.evaluate(lows), op.evaluate(highs)
+    except Exception:  # noqa: BLE001 - the rule has reported what is wrong, if anything is
+        return
+    for info, low, high in zip(outputs, low_outputs, high_outputs):
+        bottom, top = _sentinels(info.element_type.numpy_dtype)
+        elements = []
+        for lower, upper in zip(np.asarray(low).reshape(-1).tolist(),
+                                np.asarray(high).reshape(-1).tolist()):  # fmt: skip
+            if lower == upper and bottom < lower < top:
+                elements.append(lower)
+            elif 0 <= lower < top and lower <= upper:
+                elements.append(Dim(lower, None if upper >= top else upper))
+            else:
+                elements.append(None)
+        with_elements(info, elements)
+
+
+def _signed(element_type) -> bool:
+    """True for a signed integer type NumPy holds one element per item of (not i4)."""
+    return element_type.kind == "int" and element_type.numpy_dtype.kind == "i"
+
+
+def _sentinels(dtype) -> tuple[int, int]:
+    """The values that stand for an unknown lower and an unbounded upper bound (of a signed
+    integer type: shape elements are i32 or i64)."""
+    limits = np.iinfo(dtype)
+    return int(limits.min), int(limits.max)
+
+
+def _bound_arrays(info: TensorInfo):
+    """``(lower bounds, upper bounds)`` of a partial value as arrays of its type and shape."""
+    shape = info.shape
+    if not shape.is_static or not _signed(info.element_type):
+        return None
+    dtype = info.element_type.numpy_dtype
+    bottom, top = _sentinels(dtype)
+    lows, highs = [], []
+    elements = info.partial or (None,) * shape.element_count()  # (None: nothing is known)
+    for element in elements:
+        if isinstance(element, int):
+            lows.append(element)
+            highs.append(element)
+        elif isinstance(element, Dim):
+            lows.append(element.lower)
+            highs.append(top if element.upper is None else min(element.upper, top))
+        else:  # unknown
+            lows.append(bottom)
+            highs.append(top)
+    sizes = shape.to_tuple()
+    if len(lows) != int(np.prod(sizes, dtype=np.int64)):
+        return None
+    return (np.array(lows, dtype).reshape(sizes), np.array(highs, dtype).reshape(sizes))
 
 
 def as_int64(value: int) -> int:

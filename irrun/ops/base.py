@@ -224,6 +224,11 @@ class Op:
     #: True for ops whose output is what their attributes say (Parameter, Const): messages
     #: then name those attributes, not inputs.
     from_attributes = False
+    #: The inputs whose elements the op only moves (copies, reorders, selects; ``"all"``: every
+    #: input): partial values of shape sub-graphs pass through such an op of any rank by its
+    #: kernel, run once on their lower bounds and once on their upper bounds (see
+    #: :func:`irrun.ops._values.bounds_through`). ``None``: the op's rule alone says.
+    moves_elements: tuple[int, ...] | str | None = None
     #: Whether the op's float results may differ from OpenVINO's by rounding (sums in another
     #: order, approximated functions): ``irrun compare`` then accepts differences within
     #: :data:`irrun.compare.ROUNDING_RTOL`. False for ops whose float outputs are OpenVINO's

@@ -43,6 +43,7 @@ _ONE = Dim(1)
 
 
 class _Broadcast(Op):
+    moves_elements = (0,)
     inputs = (2, 3)
     pdpd_axis = 0
 

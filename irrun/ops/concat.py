@@ -27,6 +27,7 @@ from irrun.shape import Dim, Shape, shape_of_dims
 class Concat(Op):
     """Concat-1 (attribute ``axis``, required)."""
 
+    moves_elements = "all"
     type, version, inputs = "Concat", 1, (1, None)
     rounds = False
     attributes = (Attribute("axis", "int", 0, required=True),)

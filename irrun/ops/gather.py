@@ -27,6 +27,7 @@ from irrun.shape import Dim, Shape, shape_of_dims
 
 
 class _Gather(Op):
+    moves_elements = (0,)
     inputs = (3, 3)
     attributes = (Attribute("batch_dims", "int", 0, since=7),)
     batch_dims = 0  # Gather-1 has none

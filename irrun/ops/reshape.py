@@ -48,6 +48,7 @@ _ONE = static_dim(1)
 class Reshape(Op):
     """Reshape-1 (attribute ``special_zero``, required)."""
 
+    moves_elements = (0,)
     type, version, inputs = "Reshape", 1, (2, 2)
     rounds = False
     attributes = (Attribute("special_zero", "bool", False, required=True),)

@@ -33,6 +33,7 @@ _NAMES = ("start", "stop", "step", "axes")
 class Slice(Op):
     """Slice-8 (no attributes)."""
 
+    moves_elements = (0,)
     type, version, inputs = "Slice", 8, (4, 5)
     rounds = False
     attributes = ()

@@ -36,6 +36,7 @@ def _divided(bound: int, parts: int) -> int:
 class Split(Op):
     """Split-1 (attribute ``num_splits``, required)."""
 
+    moves_elements = (0,)
     type, version, inputs = "Split", 1, (2, 2)
     rounds = False
     attributes = (Attribute("num_splits", "int", 0, required=True),)

@@ -29,6 +29,7 @@ _ONE = static_dim(1)
 
 
 class _Squeeze(Op):
+    moves_elements = (0,)
     inputs = (1, 2)
     allow_axis_skip = False
 

@@ -52,6 +52,7 @@ class StridedSlice(Op):
     """StridedSlice-1 (attributes ``begin_mask``, ``end_mask`` required; ``new_axis_mask``,
     ``shrink_axis_mask``, ``ellipsis_mask``)."""
 
+    moves_elements = (0,)
     type, version, inputs = "StridedSlice", 1, (3, 4)
     rounds = False
     attributes = (

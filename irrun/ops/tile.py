@@ -29,6 +29,7 @@ from irrun.shape import Dim, Shape, static_dim
 class Tile(Op):
     """Tile-1 (no attributes)."""
 
+    moves_elements = (0,)
     type, version, inputs = "Tile", 1, (2, 2)
     rounds = False
     attributes = ()

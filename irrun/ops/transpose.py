@@ -28,6 +28,7 @@ from irrun.shape import Dim, Shape
 class Transpose(Op):
     """Transpose-1 (no attributes)."""
 
+    moves_elements = (0,)
     type, version, inputs = "Transpose", 1, (2, 2)
     rounds = False
     attributes = ()

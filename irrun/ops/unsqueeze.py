@@ -28,6 +28,7 @@ _ONE = static_dim(1)
 class Unsqueeze(Op):
     """Unsqueeze-1 (no attributes)."""
 
+    moves_elements = (0,)
     type, version, inputs = "Unsqueeze", 1, (2, 2)
     rounds = False
     attributes = ()

@@ -34,6 +34,7 @@ from irrun.shape import Dim, Shape
 class VariadicSplit(Op):
     """VariadicSplit-1 (no attributes)."""
 
+    moves_elements = (0,)
     type, version, inputs = "VariadicSplit", 1, (3, 3)
     rounds = False
     attributes = ()

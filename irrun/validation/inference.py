@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 
+from irrun.ops._values import bounds_through
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
 from irrun.ops.opsets import OPSETS
 from irrun.ops.registry import LATEST_OPSET, first_opset, has_kernel, lookup_layer, op_key
@@ -254,6 +255,8 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                     causes[port] = input_causes[0]
             continue
         checked += 1
+        if op_class.moves_elements is not None and not context.failed:
+            bounds_through(op, inputs, outputs)
         unchecked = context.failed
         if declared_only and not unchecked:
             for source in producers:
