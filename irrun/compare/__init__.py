@@ -212,7 +212,7 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
             raise _openvino_failure(model, openvino, inputs_of, device)
         irrun_error = run_irrun(_bridge(compiled.missing_kernels, openvino))
     return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol,
-                  bridged, not_run)  # fmt: skip
+                  bridged, not_run, isolate=isolate)  # fmt: skip
 
 
 def _bridge(layers, openvino) -> dict:
@@ -290,7 +290,7 @@ def _openvino_failure(model, openvino: dict, inputs_of: dict, device: str) -> Op
 
 
 def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol=None,
-           bridged=(), not_run=None) -> Comparison:  # fmt: skip
+           bridged=(), not_run=None, isolate=True) -> Comparison:  # fmt: skip
     from irrun.element_types import from_numpy_dtype
     from irrun.execution import tensor_name
     from irrun.ops.registry import resolve_layer
@@ -305,7 +305,7 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled
     for layer in model.layers:
         irrun_names[layer.name] = irrun_names.get(layer.name, 0) + 1
 
-    judge = _Judge(compiled, produced, name_counts, inputs_of, device, rtol)
+    judge = _Judge(compiled, produced, name_counts, inputs_of, device, rtol, isolate)
     order = model.topological_order()
     not_run = not_run or {}
     bridged_ids = {id(layer) for layer in bridged}
@@ -395,8 +395,9 @@ def _rtol_text(rtol) -> str:
 class _Judge:
     """Sets the status of each computed tensor (see :meth:`__call__`)."""
 
-    def __init__(self, compiled, produced, name_counts, inputs_of, device, rtol):
+    def __init__(self, compiled, produced, name_counts, inputs_of, device, rtol, isolate=True):
         self.compiled = compiled
+        self.isolate = isolate  # OpenVINO runs in a child process
         self.produced = produced  # (layer name, output index) -> OpenVINO's tensor
         self.names = name_counts  # layer name -> how many of OpenVINO's layers have it
         self.inputs_of = inputs_of
@@ -447,7 +448,7 @@ class _Judge:
         if agrees:
             _inherit(entry, differing, shaped=found is True, tolerance=tolerance)
         else:
-            self._diverges(entry, layer, ours, theirs, found is True, differing)
+            self._diverges(entry, layer, ours, theirs, found is True, differing, etype, tolerance)
 
     def _agrees(self, entry, layer, ours, theirs, etype, inputs_differ, tolerance) -> bool:
         """Whether the layer's own result is OpenVINO's (exactly, or within rounding for an op
@@ -480,10 +481,12 @@ class _Judge:
         entry.relative_diff = entry.own_relative_diff
         return False
 
-    def _diverges(self, entry, layer, ours, theirs, shaped: bool, differing) -> None:
+    def _diverges(self, entry, layer, ours, theirs, shaped: bool, differing, etype=None,
+                  tolerance=None) -> None:  # fmt: skip
         """The status of a layer whose own result is not OpenVINO's: a known CPU deviation
-        (on the inputs it was judged on, or on irrun's own), downstream of one when it was
-        judged on OpenVINO's reported tensors behind it, else ``differs``."""
+        (on the inputs it was judged on, or on irrun's own; or the layer gives irrun's result
+        when OpenVINO runs it alone on those inputs), downstream of one when it was judged on
+        OpenVINO's reported tensors behind it, else ``differs``."""
         arrays = self.inputs_of.get(id(layer), [])
         results = None if shaped else (ours, theirs)
         if entry.isolated:  # judged on OpenVINO's inputs: the deviation is looked for there
@@ -493,6 +496,8 @@ class _Judge:
         if not label and entry.isolated:  # (some show only on irrun's own inputs)
             label = known_deviation(layer, self.inputs_of.get(id(layer), []), self.device,
                                     (ours, theirs))  # fmt: skip
+        if not label and results is not None and (entry.isolated or not differing):
+            label = self._alone(layer, entry.output_index, arrays, results, etype, tolerance)
         known = [e for e in differing if e.status == KNOWN]
         if label:
             entry.status, entry.deviation = KNOWN, label
@@ -502,6 +507,31 @@ class _Judge:
             entry.status, entry.cause = DOWNSTREAM, known[0].where
         else:
             entry.status = DIFFERS
+
+    def _alone(self, layer, index, arrays, results, etype, tolerance) -> str | None:
+        """The label of a layer that OpenVINO computes otherwise inside the model than alone:
+        run alone on ``arrays`` (the inputs it was judged on) it gives irrun's result
+        (``results``: irrun's and OpenVINO's in the model), exactly or within rounding."""
+        from irrun.compare.alone import run_alone
+
+        config = {"INFERENCE_PRECISION_HINT": "f32"} if self.device.upper() == "CPU" else {}
+        alone = run_alone(layer, arrays, self.device, config, self.isolate)
+        if alone is None or index >= len(alone):
+            return None
+        own, inside = results[0], results[1]
+        by_itself = alone[index]
+        if by_itself.shape != own.shape or by_itself.dtype != own.dtype:
+            return None
+        if compare_arrays(own, by_itself, etype) is not None:
+            if tolerance is None or not gap_within(rounding_gap(own, by_itself), etype, tolerance):
+                return None
+        gap = relative_of(rounding_gap(inside, by_itself)) if tolerance is not None else None
+        how = f" (inside: {gap:.1e} of the largest |value| from the op alone)" if gap else ""
+        return (
+            f"{layer.type} inside this model: OpenVINO's {self.device} plugin computes it "
+            f"otherwise than the same op alone on the same inputs, which gives irrun's "
+            f"result{how}; a transformation of the plugin's graph changed it"
+        )
 
     def _own_result(self, layer, index: int):
         """``layer``'s output ``index`` computed by irrun from OpenVINO's outputs of its
