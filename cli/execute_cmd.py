@@ -54,7 +54,8 @@ shape_option = click.option(
     multiple=True,
     help="Shape of a random input with dynamic dims, e.g. --shape x=1,3,224,224 (repeatable). "
     "Dynamic dims not given take their lower bound; without one, 1 for the batch and elsewhere "
-    "the smallest of 1, 2, 4, ... 224, 256, 384, 512 that the model's shape rules accept.",
+    "the smallest of 1, 2, 4, ... 128, 224, 240, 256, 288, 299, 320, 384, 448, 512 that the "
+    "model's shape rules accept.",
 )
 save_inputs_option = click.option(
     "--save-inputs",

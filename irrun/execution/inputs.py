@@ -33,7 +33,8 @@ __all__ = ["random_inputs", "save_inputs", "DEFAULT_DIM", "DEFAULT_INTEGER_RANGE
 #: The size a dynamic dim gets when neither ``shapes`` nor its lower bound says.
 DEFAULT_DIM = 1
 #: The sizes tried, smallest first, for dynamic dims that say nothing of their size.
-TRIED_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 224, 256, 384, 512)
+#: (powers of two, then the image sizes of common vision models: 224, 240, 256, 299, 384 ...)
+TRIED_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 224, 240, 256, 288, 299, 320, 384, 448, 512)
 #: ``[low, high)`` of integer inputs whose use says nothing of their range.
 DEFAULT_INTEGER_RANGE = (0, 10)
 #: Layers an index passes through unchanged in value.
