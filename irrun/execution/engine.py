@@ -1295,11 +1295,21 @@ def _check_output(model, node, port, array, arguments) -> None:
 _RECHECKED_VALUES = 4096
 
 
-def _run_time_problem(node, arguments) -> str | None:
-    """What the layer's shape rule says is wrong with the concrete ``arguments`` of a run
-    (``None``: nothing, or the rule cannot tell). Validation saw dynamic dims that allow
-    sizes this layer cannot take (an image too small for a convolution's kernel): the run's
-    shapes, not irrun, are then at fault."""
+def _run_time_problem(node, arguments) -> tuple[str, bool] | None:
+    """What the layer's shape rule says is wrong with the concrete ``arguments`` of a run, and
+    whether their shapes alone are (``False``: a value they hold, such as a computed size);
+    ``None``: nothing, or the rule cannot tell. Validation saw dynamic dims or values it could
+    not know that allow what this layer cannot take (an image too small for a convolution's
+    kernel): the run's inputs, not irrun, are then at fault."""
+    for with_values in (False, True):
+        problem = _rule_problem(node, arguments, with_values)
+        if problem is not None:
+            return problem, not with_values
+    return None
+
+
+def _rule_problem(node, arguments, with_values: bool) -> str | None:
+    """The error the layer's shape rule reports on these arrays' shapes (and small values)."""
     from irrun.element_types import from_numpy_dtype
     from irrun.ops.base import TensorInfo
 
@@ -1311,7 +1321,7 @@ def _run_time_problem(node, arguments) -> str | None:
             TensorInfo(
                 Shape(a.shape),
                 from_numpy_dtype(a.dtype),
-                a if a.size <= _RECHECKED_VALUES else None,
+                a if with_values and a.size <= _RECHECKED_VALUES else None,
             )
             for a in arguments
         ]
@@ -1324,14 +1334,17 @@ def _run_time_problem(node, arguments) -> str | None:
 
 
 def _run_time_error(model, layer, problem, arguments) -> ExecutionError:
-    """The error for a layer whose shape rule refuses the shapes of this run."""
+    """The error for a layer whose shape rule refuses the inputs of this run."""
+    message, by_shapes = problem
     shapes = ", ".join(str(list(a.shape)) for a in arguments)
-    return ExecutionError(
-        f"{problem} (in this run: input shapes {shapes}; the model's dynamic dims allow "
-        "them, this layer does not: feed other input shapes, e.g. with --shape NAME=DIMS)",
-        file=model.file,
-        line=layer.line,
+    why = (
+        "the model's dynamic dims allow them, this layer does not: feed other input shapes, "
+        "e.g. with --shape NAME=DIMS"
+        if by_shapes
+        else "a value of this run that the layer refuses"
     )
+    return ExecutionError(f"{message} (in this run: input shapes {shapes}; {why})",
+                          file=model.file, line=layer.line)  # fmt: skip
 
 
 def _owned_bytes(arrays) -> int:

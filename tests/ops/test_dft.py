@@ -233,7 +233,12 @@ def test_fft_with_axes_and_sizes_from_inputs_runs():
     assert got.shape == (2, 4, 2)
     np.testing.assert_allclose(got, expected, rtol=RTOL, atol=ATOL)
     feed["sizes"] = np.array([-3], np.int32)
-    with pytest.raises(Exception, match=r"signal_size \[-3\] needs one size \(-1 or >= 0\)"):
+    with pytest.raises(
+        Exception,
+        match=r"signal_size \[-3\] holds -3; a signal size is -1 \(the "
+        r"data's size\) or a size >= 0 \(in this run: input shapes \[2, 6, 2\], "
+        r"\[1\], \[1\]; a value of this run that the layer refuses\)",
+    ):
         run_irrun(model, feed)
 
 

@@ -278,7 +278,10 @@ def test_too_few_sizes_at_run_time_are_an_execution_error():
 
     node = opset11.interpolate(parameter(DATA.shape, name="x"), parameter("[?]", "i64", name="s"),
                                "nearest", "sizes", axes=_i64([2, 3]))  # fmt: skip
-    with pytest.raises(irrun.errors.ExecutionError, match=r"sizes \[5\] has fewer elements"):
+    with pytest.raises(
+        irrun.errors.ExecutionError,
+        match=r"sizes \(input 1\) has 1 element\(s\), fewer than the 2 axes \[2, 3\]",
+    ):
         run_irrun(model_of(node), {"x": DATA, "s": np.array([5], np.int64)})
 
 

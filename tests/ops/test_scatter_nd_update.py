@@ -202,7 +202,10 @@ def test_scatter_nd_update_constant_index_out_of_range_is_reported():
     x, u = parameter([2, 3], name="x"), parameter([2, 3], name="u")
     model = model_of(opset4.scatter_nd_update(x, parameter([2, 1], "i64", name="i"), u))
     feed["i"] = np.array([[0], [2]])
-    with pytest.raises(Exception, match=r"index row \[2\] is outside data \[2, 3\]"):
+    with pytest.raises(
+        Exception,
+        match=r"1 index value\(s\) outside \[-2, 1\] for axis 0 of size 2, e.g. 2 at \[1, 0\]",
+    ):
         run_irrun(model, feed)
 
 
