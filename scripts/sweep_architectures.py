@@ -54,7 +54,7 @@ VISION = [
     "timm:halonet26t", "timm:botnet26t_256", "timm:gernet_s", "timm:regnetz_b16",
     "timm:resnest14d", "timm:skresnet18", "timm:dpn68", "timm:xception41", "timm:lcnet_050",
     "timm:tinynet_a", "timm:fbnetc_100", "timm:hardcorenas_a", "timm:efficientnet_lite0",
-    "timm:ese_vovnet19b_dw", "timm:convit_tiny", "timm:mvitv2_tiny", "timm:focalnet_tiny_srf",
+    "timm:ese_vovnet19b_dw", "timm:mvitv2_tiny", "timm:focalnet_tiny_srf",
 ]  # fmt: skip
 
 _SMALL = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
@@ -77,6 +77,24 @@ TRANSFORMERS = {
     "funnel": ("FunnelModel", "FunnelConfig",
                dict(d_model=64, n_head=4, d_head=16, d_inner=128, block_sizes=[1, 1, 1])),
     "gpt2": ("GPT2Model", "GPT2Config", dict(n_embd=64, n_layer=2, n_head=4)),
+    "gpt_neo": ("GPTNeoModel", "GPTNeoConfig", dict(hidden_size=64, num_layers=2, num_heads=4,
+                                                    attention_types=[[["global", "local"], 1]],
+                                                    window_size=8)),
+    "gptj": ("GPTJModel", "GPTJConfig", dict(n_embd=64, n_layer=2, n_head=4, rotary_dim=8)),
+    "codegen": ("CodeGenModel", "CodeGenConfig", dict(n_embd=64, n_layer=2, n_head=4,
+                                                      rotary_dim=8)),
+    "gpt_neox": ("GPTNeoXModel", "GPTNeoXConfig", _SMALL),
+    "falcon": ("FalconModel", "FalconConfig", dict(hidden_size=64, num_hidden_layers=2,
+                                                   num_attention_heads=4)),
+    "llama": ("LlamaModel", "LlamaConfig", dict(_SMALL, num_key_value_heads=2)),
+    "mistral": ("MistralModel", "MistralConfig", dict(_SMALL, num_key_value_heads=2,
+                                                      sliding_window=8)),
+    "qwen2": ("Qwen2Model", "Qwen2Config", dict(_SMALL, num_key_value_heads=2)),
+    "phi": ("PhiModel", "PhiConfig", _SMALL),
+    "phi3": ("Phi3Model", "Phi3Config", dict(_SMALL, num_key_value_heads=2, pad_token_id=0)),
+    "gemma": ("GemmaModel", "GemmaConfig", dict(_SMALL, num_key_value_heads=2, head_dim=16)),
+    "gemma2": ("Gemma2Model", "Gemma2Config", dict(_SMALL, num_key_value_heads=2,
+                                                   head_dim=16)),
     "opt": ("OPTModel", "OPTConfig", dict(hidden_size=64, num_hidden_layers=2,
                                           num_attention_heads=4, ffn_dim=128,
                                           word_embed_proj_dim=64)),
@@ -200,8 +218,12 @@ def _transformers(arch: str):
         example = {"input_ids": ids, "decoder_input_ids": ids[:, :6]}
     else:
         example = {"input_ids": torch.randint(0, vocab, (1, 16))}
-    names = list(example)
     accepts = inspect.signature(inner.forward).parameters
+    if "input_ids" in example and "attention_mask" in accepts:
+        # (without a mask, newer transformers look for packed sequences with aten::diff,
+        # which the converter has no rule for)
+        example["attention_mask"] = torch.ones_like(example["input_ids"])
+    names = list(example)
 
     class FirstOutput(torch.nn.Module):
         """The model's first output (no cache objects, which tracing cannot return)."""
