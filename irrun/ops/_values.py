@@ -79,6 +79,12 @@ def bounds_through(op, inputs, outputs) -> None:
     Nothing happens unless a moved input has a partial value (or, for ops that move every
     input, one has a value and another does not), the other inputs have values, and every
     output is a small static integer tensor with neither a value nor a partial value yet."""
+    for info in outputs:  # (first: most outputs of these ops are activations, not shapes)
+        shape = info.shape
+        if (not _signed(info.element_type) or info._pending is not None
+                or info.value is not None or info.partial is not None
+                or not shape.is_static or shape.element_count() > MAX_ELEMENTS):  # fmt: skip
+            return
     moving = op.moves_elements
     every = moving == "all"
     partial = known = unknown = False
@@ -92,12 +98,6 @@ def bounds_through(op, inputs, outputs) -> None:
                 unknown = True
     if not (partial or (every and known and unknown)):
         return
-    for info in outputs:
-        shape = info.shape
-        if (info._pending is not None or info.value is not None or info.partial is not None
-                or not shape.is_static or shape.element_count() > MAX_ELEMENTS
-                or not _signed(info.element_type)):  # fmt: skip
-            return
     lows, highs = [], []
     for index, info in enumerate(inputs):
         shape = info.shape
@@ -135,7 +135,10 @@ def bounds_through(op, inputs, outputs) -> None:
 
 def _signed(element_type) -> bool:
     """True for a signed integer type NumPy holds one element per item of (not i4)."""
-    return element_type.kind == "int" and element_type.numpy_dtype.kind == "i"
+    return element_type.name in _SIGNED
+
+
+_SIGNED = ("i8", "i16", "i32", "i64")
 
 
 def _sentinels(dtype) -> tuple[int, int]:
