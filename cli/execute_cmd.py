@@ -79,10 +79,27 @@ def resolve_inputs(model, inputs_path, seed, shape_texts, save_inputs_path):
     from irrun.execution import random_inputs
     from irrun.execution.inputs import save_inputs
 
-    inputs = random_inputs(model, seed=seed, shapes=parse_shapes(shape_texts))
+    shapes = parse_shapes(shape_texts)
+    inputs = random_inputs(model, seed=seed, shapes=shapes)
     if save_inputs_path is not None:
         save_inputs(save_inputs_path, inputs)
+    _note_chosen_shapes(model, inputs, shapes)
     return inputs
+
+
+def _note_chosen_shapes(model, inputs, shapes) -> None:
+    """Say on stderr which shape each random input with dynamic dims got (the user did not)."""
+    given = {id(model.input(name)) for name in shapes}  # (names checked by random_inputs)
+    for model_input in model.inputs:
+        if model_input.shape.is_static or id(model_input) in given:
+            continue
+        array = inputs[model_input.name]
+        click.echo(
+            f"irrun: note: random input {model_input.name!r} {model_input.shape} is "
+            f"{array.dtype} {list(array.shape)} (the sizes irrun chose for its dynamic dims; "
+            f"--shape {model_input.name}=... gives others)",
+            err=True,
+        )
 
 
 @click.command("execute")

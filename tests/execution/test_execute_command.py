@@ -125,6 +125,12 @@ def test_execute_of_a_dynamic_cnn_without_shapes_runs(tmp_path):
     assert result.exit_code == 0, result.output
     [output] = np.load(tmp_path / "out.npz").values()
     assert output.shape == (1, 2, 4, 4)  # an 8x8 image
+    assert (
+        "irrun: note: random input 'x' [?,3,?,?] is float32 [1, 3, 8, 8] (the sizes irrun chose "
+        "for its dynamic dims; --shape x=... gives others)"
+    ) in result.output
+    given = invoke("execute", tmp_path / "cnn.xml", "--shape", "x=1,3,9,9")
+    assert given.exit_code == 0 and "note" not in given.output
 
 
 def test_partial_runs_what_it_can_and_lists_the_rest(erf_xml, erf_without_kernel):
