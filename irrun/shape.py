@@ -272,6 +272,25 @@ class Shape:
             a.compatible(b) for a, b in zip(self.dims, other.dims)
         )
 
+    def relaxes(self, other: Shape) -> bool:
+        """True when this shape allows every shape ``other`` allows (OpenVINO's
+        ``PartialShape::relaxes``; ``other`` then refines this one).
+
+        >>> Shape.parse("?,1..8").relaxes(Shape.parse("2,3")), Shape.parse("2,3").relaxes(
+        ...     Shape.parse("?,3"))
+        (True, False)
+        """
+        if self.dims is None:
+            return True
+        if other.dims is None or len(self.dims) != len(other.dims):
+            return False
+        for outer, inner in zip(self.dims, other.dims):
+            if inner.lower < outer.lower:
+                return False
+            if outer.upper is not None and (inner.upper is None or inner.upper > outer.upper):
+                return False
+        return True
+
     def merge(self, other: Shape) -> Shape | None:
         """The most precise shape both describe, or ``None`` when they conflict."""
         if self is other or self.dims == other.dims:

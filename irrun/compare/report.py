@@ -100,9 +100,9 @@ class TensorComparison:
         ours, theirs = Shape.parse(self.inferred_shape), Shape.parse(self.openvino_shape)
         if not ours.compatible(theirs):
             return "incompatible"
-        if _within(ours, theirs):
+        if theirs.relaxes(ours):
             return "more"
-        if _within(theirs, ours):
+        if ours.relaxes(theirs):
             return "less"
         return "other"
 
@@ -380,17 +380,3 @@ _PRECISION_TEXTS = {
     "less": "less precise than",
     "other": "neither within nor around",
 }
-
-
-def _within(inner: Shape, outer: Shape) -> bool:
-    """True when every shape ``inner`` allows, ``outer`` allows too."""
-    if not outer.rank_is_static:
-        return True
-    if not inner.rank_is_static or inner.rank != outer.rank:
-        return False
-    for a, b in zip(inner, outer):
-        if a.lower < b.lower:
-            return False
-        if b.upper is not None and (a.upper is None or a.upper > b.upper):
-            return False
-    return True

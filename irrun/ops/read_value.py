@@ -97,7 +97,7 @@ class ReadValue6(_ReadValue):
                 f'"{init.element_type}"',
             )
             return None
-        if not _relaxes(shape, init.shape):
+        if not shape.relaxes(init.shape):
             self.context.error(
                 "input-dims",
                 f"{self.describe()}: variable {self.variable_id!r} is declared {shape} "
@@ -124,20 +124,6 @@ class ReadValue6(_ReadValue):
             )
         sizes = tuple(dim.lower if dim.is_static else 0 for dim in shape)
         return np.zeros(sizes, dtype=etype.numpy_dtype)
-
-
-def _relaxes(wide: Shape, narrow: Shape) -> bool:
-    """OpenVINO's ``PartialShape::relaxes``: ``wide`` allows every shape ``narrow`` allows."""
-    if not wide.rank_is_static:
-        return True
-    if not narrow.rank_is_static or wide.rank != narrow.rank:
-        return False
-    for outer, inner in zip(wide, narrow):
-        if inner.lower < outer.lower:
-            return False
-        if outer.upper is not None and (inner.upper is None or inner.upper > outer.upper):
-            return False
-    return True
 
 
 def _spelled(shape: Shape) -> str:
