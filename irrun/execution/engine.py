@@ -1184,7 +1184,7 @@ def _ancestors(nodes, stop_layer) -> list:
 
 def _execute(compiled, nodes, values) -> None:
     """Run ``nodes`` over ``values``: the loop every run spends its dispatch time in."""
-    node = None
+    node = arguments = None
     try:
         with np.errstate(all="ignore"):  # once per run (see _bind)
             for node in nodes:
@@ -1194,6 +1194,7 @@ def _execute(compiled, nodes, values) -> None:
                     if array.shape != shape or array.dtype != dtype:
                         compiled._check(node, produced, arguments)
                     values[slot] = array
+                arguments = None  # (the inputs are freed below, not a layer later)
                 for slot in node.frees:
                     values[slot] = None
     except _CheckFailed as failed:
@@ -1201,8 +1202,7 @@ def _execute(compiled, nodes, values) -> None:
     except Exception as exc:
         error = None
         if node is not None:
-            error = _failure(compiled.model, node.layer, exc, node,
-                             [values[slot] for slot in node.ins])  # fmt: skip
+            error = _failure(compiled.model, node.layer, exc, node, arguments)
         if error is None:
             raise
         raise error from None
@@ -1248,7 +1248,7 @@ def _failure(model, layer, exc, node=None, arguments=None):
         # Shapes that are dynamic in the file can still disagree at run time (Concat inputs
         # [?,2] and [?,3] fed [2,2] and [3,3]); the kernels say so with ValueError/TypeError,
         # the shape rule on the run's shapes says it best.
-        problem = _run_time_problem(node, arguments) if node is not None else None
+        problem = None if arguments is None else _run_time_problem(node, arguments)
         if problem is not None:
             return _run_time_error(model, layer, problem, arguments)
         return ExecutionError(
