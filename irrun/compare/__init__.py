@@ -212,7 +212,7 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
             raise _openvino_failure(model, openvino, inputs_of, device)
         irrun_error = run_irrun(_bridge(compiled.missing_kernels, openvino))
     return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol,
-                  bridged, not_run, isolate=isolate)  # fmt: skip
+                  bridged, not_run, isolate=isolate, config=config)  # fmt: skip
 
 
 def _bridge(layers, openvino) -> dict:
@@ -290,7 +290,7 @@ def _openvino_failure(model, openvino: dict, inputs_of: dict, device: str) -> Op
 
 
 def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol=None,
-           bridged=(), not_run=None, isolate=True) -> Comparison:  # fmt: skip
+           bridged=(), not_run=None, isolate=True, config=None) -> Comparison:  # fmt: skip
     from irrun.element_types import from_numpy_dtype
     from irrun.execution import tensor_name
     from irrun.ops.registry import resolve_layer
@@ -305,7 +305,7 @@ def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled
     for layer in model.layers:
         irrun_names[layer.name] = irrun_names.get(layer.name, 0) + 1
 
-    judge = _Judge(compiled, produced, name_counts, inputs_of, device, rtol, isolate)
+    judge = _Judge(compiled, produced, name_counts, inputs_of, device, rtol, isolate, config)
     order = model.topological_order()
     not_run = not_run or {}
     bridged_ids = {id(layer) for layer in bridged}
@@ -395,9 +395,11 @@ def _rtol_text(rtol) -> str:
 class _Judge:
     """Sets the status of each computed tensor (see :meth:`__call__`)."""
 
-    def __init__(self, compiled, produced, name_counts, inputs_of, device, rtol, isolate=True):
+    def __init__(self, compiled, produced, name_counts, inputs_of, device, rtol, isolate=True,
+                 config=None):  # fmt: skip
         self.compiled = compiled
         self.isolate = isolate  # OpenVINO runs in a child process
+        self.config = config or {}  # OpenVINO's compile settings, for a layer run alone
         self.produced = produced  # (layer name, output index) -> OpenVINO's tensor
         self.names = name_counts  # layer name -> how many of OpenVINO's layers have it
         self.inputs_of = inputs_of
@@ -514,8 +516,7 @@ class _Judge:
         (``results``: irrun's and OpenVINO's in the model), exactly or within rounding."""
         from irrun.compare.alone import run_alone
 
-        config = {"INFERENCE_PRECISION_HINT": "f32"} if self.device.upper() == "CPU" else {}
-        alone = run_alone(layer, arrays, self.device, config, self.isolate)
+        alone = run_alone(layer, arrays, self.device, self.config, self.isolate)
         if alone is None or index >= len(alone):
             return None
         own, inside = results[0], results[1]

@@ -52,7 +52,7 @@ def test_a_layer_alone_is_a_readable_ir_that_openvino_runs_as_the_spec_says(tmp_
 
 
 def _judge(model) -> _Judge:
-    return _Judge(model.compile(), {}, {}, {}, "CPU", None, isolate=False)
+    return _Judge(model.compile(), {}, {}, {}, "CPU", None, isolate=False, config=CONFIG)
 
 
 def test_the_verdict_names_the_plugin_when_the_layer_alone_gives_irruns_result(tmp_path):
