@@ -3,9 +3,13 @@
 Every architecture in :data:`ARCHITECTURES` (torchvision, timm, Hugging Face transformers with
 small configs) is built with seeded random weights, converted by ``openvino.convert_model``
 (input shapes as the converter leaves them: dynamic for the vision models; the transformers
-fixed to their example inputs) and saved with the default f16 compression into a temporary
-folder; then ``irrun validate`` and ``irrun compare`` (seeded random inputs; dynamic dims get
-the smallest size the model takes) run on it. One line per model, then the totals: models
+fixed to their example inputs unless ``--variant dynamic``) and saved into a temporary folder
+with the weights of ``--variant``: ``f16`` (the default compression of ``save_model``),
+``f32``, ``int8`` / ``int4`` (``nncf.compress_weights``: asymmetric 8-bit, symmetric 4-bit
+in groups, as optimum-intel ships LLMs), or ``dynamic`` (f16, transformers keeping their
+dynamic batch and sequence); then ``irrun validate`` and ``irrun compare`` (seeded random
+inputs; dynamic dims get the smallest size the model takes, or a dynamic transformer the
+example's shapes) run on it. One line per model, then the totals: models
 built, validated without an error, compared without a disagreement. Nothing is written to the
 work tree: this tries the converter's real output at scale (the committed real models of the
 tests come from ``scripts/make_real_models.py``).
@@ -15,12 +19,12 @@ installed transformers) is listed as not built: those are not irrun's.
 
 Needs (heavy, not project dependencies; a throw-away venv as in make_real_models.py)::
 
-    "$VENV"/bin/pip install torch torchvision timm transformers
+    "$VENV"/bin/pip install torch torchvision timm transformers nncf
 
 Run from the repository root::
 
     "$VENV"/bin/python scripts/sweep_architectures.py [--only tv:resnet18 hf:bert ...]
-        [--out DIR] [--keep]
+        [--variant f16|f32|int8|int4|dynamic] [--out DIR] [--keep]
 """
 
 from __future__ import annotations
@@ -146,8 +150,13 @@ ARCHITECTURES = VISION + [f"hf:{name}" for name in TRANSFORMERS]
 SHAPES = {"timm:davit_tiny": "x=1,3,224,224", "timm:tresnet_m": "x=1,3,224,224"}
 
 
-def build(name: str, folder: str) -> None:
-    """Build architecture ``name`` with seeded random weights and save it as folder/model.xml."""
+#: The weight formats and shapes a model can be saved with (see the module docstring).
+VARIANTS = ("f16", "f32", "int8", "int4", "dynamic")
+
+
+def build(name: str, folder: str, variant: str = "f16") -> None:
+    """Build architecture ``name`` with seeded random weights and save it as folder/model.xml
+    in ``variant`` (one of :data:`VARIANTS`)."""
     import openvino as ov
     import torch
 
@@ -166,9 +175,24 @@ def build(name: str, folder: str) -> None:
         raise SystemExit(f"unknown architecture kind in {name!r}")
     with torch.no_grad():
         converted = ov.convert_model(module, example_input=example)
-    if kind == "hf":  # fixed to the example inputs (token ids of unknown length otherwise)
+    if kind == "hf" and variant != "dynamic":
+        # fixed to the example inputs (token ids of unknown length otherwise)
         converted.reshape({i: list(t.shape) for i, t in zip(converted.inputs, example)})
-    ov.save_model(converted, os.path.join(folder, "model.xml"))
+    elif kind == "hf":  # compared on the example's shapes (see check)
+        shapes = [f"{port.any_name}={','.join(map(str, tensor.shape))}"
+                  for port, tensor in zip(converted.inputs, example)]  # fmt: skip
+        with open(os.path.join(folder, "shapes.txt"), "w") as file:
+            file.write("\n".join(shapes))
+    if variant in ("int8", "int4"):
+        import nncf
+
+        mode = (nncf.CompressWeightsMode.INT8_ASYM if variant == "int8"
+                else nncf.CompressWeightsMode.INT4_SYM)  # fmt: skip
+        # (ratio 1 and group 16: every MatMul/embedding of these small models in 4 bits)
+        extra = {} if variant == "int8" else {"ratio": 1.0, "group_size": 16}
+        converted = nncf.compress_weights(converted, mode=mode, **extra)
+    ov.save_model(converted, os.path.join(folder, "model.xml"),
+                  compress_to_fp16=variant != "f32")  # fmt: skip
 
 
 def _torchvision(arch: str):
@@ -247,6 +271,11 @@ def check(name: str, folder: str) -> str:
     irrun = [sys.executable, "-m", "irrun"]
     validated = subprocess.run([*irrun, "validate", xml], capture_output=True, text=True)
     extra = ["--shape", SHAPES[name]] if name in SHAPES else []
+    shapes = os.path.join(folder, "shapes.txt")
+    if os.path.exists(shapes):
+        with open(shapes) as file:
+            for line in file.read().split():
+                extra += ["--shape", line]
     compared = subprocess.run([*irrun, "compare", xml, *extra], capture_output=True, text=True)
     summary = (compared.stdout.strip().splitlines() or compared.stderr.strip().splitlines()
                or [""])[-1]  # fmt: skip
@@ -259,7 +288,14 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="+", metavar="NAME", help="these architectures only")
     parser.add_argument("--out", help="folder for the IR (default: a temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the IR after the run")
-    parser.add_argument("--build", nargs=2, metavar=("NAME", "FOLDER"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default="f16",
+        help="weights and shapes the models are saved with (default: f16)",
+    )
+    parser.add_argument("--build", nargs=3, metavar=("NAME", "FOLDER", "VARIANT"),
+                        help=argparse.SUPPRESS)  # fmt: skip
     args = parser.parse_args(argv)
     if args.build:  # (the child process that builds one model)
         build(*args.build)
@@ -275,8 +311,8 @@ def main(argv=None) -> int:
             folder = os.path.join(root, name.replace(":", "_"))
             os.makedirs(folder, exist_ok=True)
             started = time.perf_counter()
-            made = subprocess.run([sys.executable, __file__, "--build", name, folder],
-                                  capture_output=True, text=True)  # fmt: skip
+            made = subprocess.run([sys.executable, __file__, "--build", name, folder,
+                                   args.variant], capture_output=True, text=True)  # fmt: skip
             if made.returncode != 0:
                 reason = (made.stderr.strip().splitlines() or ["?"])[-1][:160]
                 print(f"{name:<34} not built (the converter): {reason}", flush=True)
@@ -289,8 +325,9 @@ def main(argv=None) -> int:
     finally:
         if not args.keep and not args.out:
             shutil.rmtree(root, ignore_errors=True)
-    print(f"\n{len(names)} architectures: {totals['built']} built, {totals['valid']} validated "
-          f"without an error, {totals['agree']} compared without a disagreement")  # fmt: skip
+    print(f"\n{len(names)} architectures ({args.variant}): {totals['built']} built, "
+          f"{totals['valid']} validated without an error, {totals['agree']} compared "
+          "without a disagreement")  # fmt: skip
     return 0
 
 
