@@ -106,8 +106,8 @@ class ConvolutionFamily(Op):
     def infer(self, inputs):
         """Output ``[N, C_out, *spatial]`` as OpenVINO computes it over partial shapes."""
         data, filters = inputs
-        etype = common_element_type(self, inputs, "data and filters")
-        if etype is None or refused_boolean(self, etype):
+        etype = self._output_type(inputs)
+        if etype is None:
             return None
         data_dims, filter_dims = data.shape.dims, filters.shape.dims
         spatial = spatial_count(self, data_dims, filter_dims)
@@ -165,6 +165,14 @@ class ConvolutionFamily(Op):
                 shape, etype, why=lazy_text("data {}, filters {}", data.shape, filters.shape)
             )
         ]
+
+    def _output_type(self, inputs):
+        """The output element type: data and filters alike and not boolean (``None``:
+        reported)."""
+        etype = common_element_type(self, inputs, "data and filters")
+        if etype is None or refused_boolean(self, etype):
+            return None
+        return etype
 
     def _window_error(self, axis, extent, window, size, begin, end, padded) -> None:
         self.context.error(
