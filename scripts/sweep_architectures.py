@@ -15,7 +15,8 @@ work tree: this tries the converter's real output at scale (the committed real m
 tests come from ``scripts/make_real_models.py``).
 
 A model that the converter cannot convert (an unsupported aten op, a tracing failure of the
-installed transformers) is listed as not built: those are not irrun's.
+installed transformers), or that nncf cannot compress (INT4 groups of 16 that do not divide a
+layer's channels), is listed as not built: those are not irrun's.
 
 Needs (heavy, not project dependencies; a throw-away venv as in make_real_models.py)::
 
@@ -315,7 +316,7 @@ def main(argv=None) -> int:
                                    args.variant], capture_output=True, text=True)  # fmt: skip
             if made.returncode != 0:
                 reason = (made.stderr.strip().splitlines() or ["?"])[-1][:160]
-                print(f"{name:<34} not built (the converter): {reason}", flush=True)
+                print(f"{name:<34} not built (the converter, or nncf): {reason}", flush=True)
                 continue
             totals["built"] += 1
             line = check(name, folder)
