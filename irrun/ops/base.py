@@ -319,11 +319,18 @@ class Op:
     def _report_missing(self, attribute: Attribute) -> None:
         default = attribute.default
         shown = "nothing" if default is None else _spelled(default) or "an empty value"
+        value = "..."
+        if len(attribute.choices) == 1:
+            # (BinaryConvolution's one mode: nothing else could have been meant)
+            outcome = "its only value, but the specification requires the attribute"
+            value = attribute.choices[0]
+        else:
+            outcome = "which is rarely what was meant"
         self.context.error(
             "missing-attribute",
             f"{self.describe()} has no '{attribute.name}' attribute; OpenVINO silently uses "
-            f"{shown}, which is rarely what was meant",
-            hint=f'add {attribute.name}="..." to the layer\'s <data> element',
+            f"{shown}, {outcome}",
+            hint=f'add {attribute.name}="{value}" to the layer\'s <data> element',
             line=self.layer.data_line,
         )
         self.incomplete = True

@@ -129,6 +129,13 @@ def test_mode_and_pad_value_are_checked():
     error = diagnostic(report, "attribute-value")
     assert "xor" in error.message and MODE in error.message, report.to_text()
     assert error.line == first_line_with(text, 'mode="xor"')
+    report, _ = edited_report(model, lambda t: t.replace(f'mode="{MODE}"', ""))
+    error = diagnostic(report, "missing-attribute")
+    assert error.message.endswith(
+        "has no 'mode' attribute; OpenVINO silently uses xnor-popcount, its only value, but the "
+        "specification requires the attribute"
+    ), report.to_text()
+    assert error.hint == f'add mode="{MODE}" to the layer\'s <data> element'
     report, _ = edited_report(model, lambda t: t.replace('pad_value="-1"', ""))
     error = diagnostic(report, "missing-attribute")
     assert "pad_value" in error.message, report.to_text()
