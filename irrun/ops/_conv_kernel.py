@@ -1,4 +1,5 @@
-"""What Convolution-1 and GroupConvolution-1 share: their attributes, shape rule and GEMM kernel.
+"""The forward convolutions (Convolution-1, GroupConvolution-1, BinaryConvolution-1): what they
+share, their attributes, shape rule and GEMM kernel.
 
 Shape rule (OpenVINO's ``convolution_shape_inference_util.hpp``): the number of spatial axes
 comes from the data rank (minus 2), else the filter rank (minus 2, or 3 for groups), else the
@@ -62,6 +63,7 @@ from irrun.shape import Dim, Shape, static_dim
 
 __all__ = [
     "ConvolutionFamily",
+    "UngroupedConvolution",
     "convolve",
     "choose_method",
     "TILE_BYTES",
@@ -238,6 +240,24 @@ class ConvolutionFamily(Op):
                 "irrun does not run this layer"
             )
         return begin, end
+
+
+class UngroupedConvolution(ConvolutionFamily):
+    """A convolution whose filters are ``[C_out, C_in, *kernel]`` (Convolution,
+    BinaryConvolution): C_out from the filters, C_in checked against the data's channels."""
+
+    def _output_channels(self, data, filters, data_dims, filter_dims, inputs):
+        if not data_dims[1].compatible(filter_dims[1]):
+            self.context.error(
+                "input-dims",
+                f"{self.describe()}: the data {data.shape} has {data_dims[1]} input channels "
+                f"(dimension 1), but the filters {filters.shape} expect {filter_dims[1]} "
+                "(their dimension 1)",
+                port=self.input_port(1),
+                hint="filters are [C_out, C_in, *kernel]: C_in must equal the data's channels",
+            )
+            return None
+        return filter_dims[0]
 
 
 WINDOW_ATTRIBUTES = ("strides", "dilations", "pads_begin", "pads_end", "output_padding")

@@ -21,16 +21,15 @@ specification does not describe. irrun checks the layer's shapes and types; a ru
 
 from __future__ import annotations
 
-from irrun.ops._conv_kernel import CONVOLUTION_ATTRIBUTES, ConvolutionFamily
+from irrun.ops._conv_kernel import CONVOLUTION_ATTRIBUTES, UngroupedConvolution
 from irrun.ops.base import Attribute
-from irrun.ops.convolution import Convolution
 from irrun.ops.registry import register
 
 __all__ = ["BinaryConvolution"]
 
 
 @register
-class BinaryConvolution(ConvolutionFamily):
+class BinaryConvolution(UngroupedConvolution):
     """BinaryConvolution-1 (shape and type rule; no kernel)."""
 
     type, version = "BinaryConvolution", 1
@@ -40,8 +39,6 @@ class BinaryConvolution(ConvolutionFamily):
         Attribute("pad_value", "float", 0.0, required=True),
     )
     filter_layout = "BinaryConvolution filters are [C_out, C_in, kH, kW]"
-    # C_out, and the check of C_in against the data's channels, as Convolution-1's
-    _output_channels = Convolution._output_channels
 
     def infer(self, inputs):
         """Convolution-1's output, for 4-D data (the data's element type)."""

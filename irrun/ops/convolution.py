@@ -21,30 +21,17 @@ FMA): measured errors stay below ``1e-6 * sqrt(K) * max|x| * max|w|`` with
 
 from __future__ import annotations
 
-from irrun.ops._conv_kernel import ConvolutionFamily
+from irrun.ops._conv_kernel import UngroupedConvolution
 from irrun.ops.registry import register
 
 
 @register
-class Convolution(ConvolutionFamily):
+class Convolution(UngroupedConvolution):
     """Convolution-1."""
 
     type, version = "Convolution", 1
     filter_head = 2
     filter_layout = "Convolution filters are [C_out, C_in, *kernel]"
-
-    def _output_channels(self, data, filters, data_dims, filter_dims, inputs):
-        if not data_dims[1].compatible(filter_dims[1]):
-            self.context.error(
-                "input-dims",
-                f"{self.describe()}: the data {data.shape} has {data_dims[1]} input channels "
-                f"(dimension 1), but the filters {filters.shape} expect {filter_dims[1]} "
-                "(their dimension 1)",
-                port=self.input_port(1),
-                hint="filters are [C_out, C_in, *kernel]: C_in must equal the data's channels",
-            )
-            return None
-        return filter_dims[0]
 
     def evaluate(self, inputs):
         """Convolution as one GEMM (im2col, or the data itself for 1x1 kernels)."""
