@@ -24,13 +24,14 @@ Needs (heavy, not project dependencies; a throw-away venv as in make_real_models
 
 Run from the repository root::
 
-    "$VENV"/bin/python scripts/sweep_architectures.py [--only tv:resnet18 hf:bert ...]
+    "$VENV"/bin/python scripts/sweep_architectures.py [--only tv:resnet18 'hf:*' ...]
         [--variant f16|f32|int8|int4|dynamic] [--out DIR] [--keep]
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -284,9 +285,22 @@ def check(name: str, folder: str) -> str:
             f"{summary.split(': ', 1)[-1]}")  # fmt: skip
 
 
+def _matching(patterns) -> tuple[list, list]:
+    """The architectures the patterns name, in the order given (each once), and the patterns
+    that name none."""
+    names, unknown = [], []
+    for pattern in patterns:
+        found = fnmatch.filter(ARCHITECTURES, pattern)
+        if not found:
+            unknown.append(pattern)
+        names.extend(name for name in found if name not in names)
+    return names, unknown
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="these architectures only")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="these architectures only (shell patterns: 'hf:*')")  # fmt: skip
     parser.add_argument("--out", help="folder for the IR (default: a temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the IR after the run")
     parser.add_argument(
@@ -301,8 +315,7 @@ def main(argv=None) -> int:
     if args.build:  # (the child process that builds one model)
         build(*args.build)
         return 0
-    names = args.only or ARCHITECTURES
-    unknown = [n for n in names if n not in ARCHITECTURES]
+    names, unknown = (ARCHITECTURES, []) if not args.only else _matching(args.only)
     if unknown:
         parser.error(f"unknown architecture(s): {', '.join(unknown)}")
     root = args.out or tempfile.mkdtemp(prefix="irrun-sweep-")
