@@ -59,7 +59,7 @@ from irrun.errors import (
     ValidationFailed,
 )
 from irrun.ops.base import OpContext
-from irrun.ops.registry import has_kernel, resolve_layer, runnable
+from irrun.ops.registry import LATEST_OPSET, has_kernel, resolve_layer, runnable
 from irrun.shape import Shape
 
 __all__ = [
@@ -797,9 +797,8 @@ def _what_runs() -> str:
     not_run = [s.label for s in op_status() if not s.runs]
     if len(not_run) > 10:
         return f"It runs {', '.join(runnable())}"
-    newest = max(max(s.opsets) for s in op_status())
     but = f" but {', '.join(not_run)}" if not_run else ""
-    return (f"It runs every op version of OpenVINO's opset1 to opset{newest}{but} (see "
+    return (f"It runs every op version of OpenVINO's opset1 to opset{LATEST_OPSET}{but} (see "
             "irrun.op_status.op_status()), and no custom op")  # fmt: skip
 
 
