@@ -55,7 +55,8 @@ shape_option = click.option(
     help="Shape of a random input with dynamic dims, e.g. --shape x=1,3,224,224 (repeatable). "
     "Dynamic dims not given take their lower bound; without one, 1 for the batch and elsewhere "
     "the smallest of 1, 2, 4, ... 128, 224, 240, 256, 288, 299, 320, 384, 448, 512 that the "
-    "model's shape rules accept.",
+    "model's shape rules accept (when no one size fits, an open channel dim first takes its "
+    "own: [?,?,?,?] gives [1,3,...]).",
 )
 save_inputs_option = click.option(
     "--save-inputs",
@@ -158,7 +159,8 @@ def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
     they are the sequence lengths of a sequence of S steps, else in [0, 10);
     dynamic dims from --shape, else their lower bound, else 1 for the batch and
     the smallest size the model's shape rules accept elsewhere (a converted
-    CNN's [?,3,?,?] image gets the smallest size its kernels and strides take).
+    CNN's [?,3,?,?] image gets the smallest size its kernels and strides take;
+    an open channel dim, [?,?,?,?], takes its own size first: 3).
     """
     import numpy as np
 

@@ -15,8 +15,12 @@
   :data:`TRIED_SIZES` for which the model's shape rules accept every input (one size for all
   of them: a converted CNN's ``[?,3,?,?]`` image gets the smallest size its kernels, strides
   and reshapes take, a transformer's ``[?,?]`` tokens a sequence of 1); never above a dim's
-  upper bound. When no size fits, :data:`DEFAULT_DIM` (1), and the run says which layer
-  refuses it. An input of dynamic rank needs its shape in ``shapes``.
+  upper bound. When no one size fits them all (a channel dim left open beside the image's,
+  ``[?,?,?,?]``), the first gets the smallest of :data:`ONE_BY_ONE_SIZES` accepted while the
+  others stay open, and the others one size as above (``[1,3,224,224]``; then the first two,
+  and so on). When that fails too, :data:`DEFAULT_DIM` (1), and the run says which layer
+  refuses it. An
+  input of dynamic rank needs its shape in ``shapes``.
 """
 
 from __future__ import annotations
@@ -28,13 +32,23 @@ import numpy as np
 from irrun.errors import InputFileError, InputValueError
 from irrun.text import short_text
 
-__all__ = ["random_inputs", "save_inputs", "DEFAULT_DIM", "DEFAULT_INTEGER_RANGE", "TRIED_SIZES"]
+__all__ = [
+    "random_inputs",
+    "save_inputs",
+    "DEFAULT_DIM",
+    "DEFAULT_INTEGER_RANGE",
+    "TRIED_SIZES",
+    "ONE_BY_ONE_SIZES",
+]
 
 #: The size a dynamic dim gets when neither ``shapes`` nor its lower bound says.
 DEFAULT_DIM = 1
 #: The sizes tried, smallest first, for dynamic dims that say nothing of their size.
 #: (powers of two, then the image sizes of common vision models: 224, 240, 256, 299, 384 ...)
 TRIED_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 224, 240, 256, 288, 299, 320, 384, 448, 512)
+#: The sizes tried for one dim at a time, when no one size fits every open dim at once
+#: (1 to 16 take channel counts: 3 for an image).
+ONE_BY_ONE_SIZES = tuple(sorted(set(range(1, 17)) | set(TRIED_SIZES)))
 #: ``[low, high)`` of integer inputs whose use says nothing of their range.
 DEFAULT_INTEGER_RANGE = (0, 10)
 #: Layers an index passes through unchanged in value.
@@ -108,26 +122,74 @@ def _open_dims(model_input) -> list[int]:
 
 def _fitting_shapes(model, chosen: dict, open_dims: dict) -> dict:
     """``chosen`` with the open dims set to the smallest of TRIED_SIZES that the model's shape
-    rules accept for every input at once (unchanged when none fits)."""
+    rules accept for every input at once, else with the first ones fitted alone (unchanged
+    when nothing fits)."""
+    by_id = {id(i): i for i in model.inputs}
+    dims = [(key, axis) for key, axes in open_dims.items() for axis in axes]
+    return (
+        _one_size(model, by_id, chosen, {}, dims)
+        or _first_alone(model, by_id, chosen, dims)
+        or chosen
+    )
+
+
+def _one_size(model, by_id, chosen: dict, fixed: dict, dims: list) -> dict | None:
+    """The shapes with ``fixed`` ({(input key, axis): size}) and the smallest of TRIED_SIZES
+    for every dim of ``dims`` that the model accepts (``None``: no size fits)."""
+    for size in TRIED_SIZES:
+        shapes = _shapes(by_id, chosen, {**fixed, **{dim: size for dim in dims}})
+        if _accepted(model, _feeds(by_id, shapes)):
+            return shapes
+    return None
+
+
+def _first_alone(model, by_id, chosen: dict, dims: list) -> dict | None:
+    """Fit the open dims in turn: each to the smallest of ONE_BY_ONE_SIZES accepted while the
+    dims after it stay open (a channel count), then the dims after it to one size together as
+    :func:`_one_size` does (the image's); ``None`` when nothing fits."""
+    fixed: dict = {}
+    for index, dim in enumerate(dims[:-1]):
+        open_after: dict = {}  # input key -> its axes still open
+        for key, axis in dims[index + 1 :]:
+            open_after.setdefault(key, []).append(axis)
+        for size in ONE_BY_ONE_SIZES:
+            shapes = _shapes(by_id, chosen, {**fixed, dim: size}, open_after)
+            if _accepted(model, _feeds(by_id, shapes)):
+                fixed[dim] = size
+                break
+        else:
+            return None
+        found = _one_size(model, by_id, chosen, fixed, dims[index + 1 :])
+        if found is not None:
+            return found
+    return None
+
+
+def _shapes(by_id, chosen: dict, sizes: dict, open_after: dict | None = None) -> dict:
+    """``chosen`` with ``sizes`` ({(input key, axis): size}, each within its dim's upper
+    bound) and the dims of ``open_after`` ({input key: [axis, ...]}) as the inputs declare
+    them (partial dims)."""
+    shapes = dict(chosen)
+    for (key, axis), size in sizes.items():
+        dims = list(shapes[key])
+        upper = by_id[key].shape[axis].upper
+        dims[axis] = size if upper is None else min(size, upper)
+        shapes[key] = tuple(dims)
+    for key, axes in (open_after or {}).items():
+        dims = list(shapes[key])
+        for axis in axes:
+            dims[axis] = by_id[key].shape[axis]
+        shapes[key] = tuple(dims)
+    return shapes
+
+
+def _feeds(by_id, shapes: dict) -> dict:
+    """What each Parameter is fed in a trial: layer id -> TensorInfo of the trial's dims."""
     from irrun.ops.base import DYNAMIC_TYPE, TensorInfo
     from irrun.shape import Shape
 
-    by_id = {id(i): i for i in model.inputs}
-    for size in TRIED_SIZES:
-        trial = dict(chosen)
-        for key, axes in open_dims.items():
-            dims = list(chosen[key])
-            partial = by_id[key].shape
-            for axis in axes:
-                upper = partial[axis].upper
-                dims[axis] = size if upper is None else min(size, upper)
-            trial[key] = tuple(dims)
-        feeds = {by_id[key].layer.id: TensorInfo(Shape(dims),
-                                                  by_id[key].element_type or DYNAMIC_TYPE)
-                 for key, dims in trial.items()}  # fmt: skip
-        if _accepted(model, feeds):
-            return trial
-    return chosen
+    return {by_id[key].layer.id: TensorInfo(Shape(dims), by_id[key].element_type or DYNAMIC_TYPE)
+            for key, dims in shapes.items()}  # fmt: skip
 
 
 def _accepted(model, feeds: dict) -> bool:

@@ -81,9 +81,11 @@ def test_shape_gives_dynamic_dims_of_random_inputs(erf_xml):
 
 
 def _cnn(tmp_path, shape, kernel=3, stride=1, reshape_to=None) -> Path:
+    """x -> a convolution with 2 output channels (3 input channels when x's are open)."""
     x = opset1.parameter(shape, np.float32, name="x")
     x.output(0).get_tensor().set_names({"x"})
-    weights = opset1.constant(np.ones((2, shape[1], kernel, kernel), np.float32))
+    channels = shape[1] if shape[1] != -1 else 3
+    weights = opset1.constant(np.ones((2, channels, kernel, kernel), np.float32))
     node = opset1.convolution(x, weights, [stride, stride], [0, 0], [0, 0], [1, 1])
     if reshape_to is not None:
         node = opset1.reshape(node, opset1.constant(np.array(reshape_to, np.int64)), True)
@@ -117,6 +119,23 @@ def test_dynamic_dims_of_random_inputs_take_the_smallest_size_the_model_accepts(
     path = tmp_path / "v.xml"
     ov.save_model(ov.Model([opset1.result(reshaped)], [x], "v"), path, compress_to_fp16=False)
     assert irrun.load(path).random_inputs()["v"].shape == (8,)
+
+
+def test_an_open_channel_dim_is_fitted_before_the_image_dims(tmp_path):
+    # [?,?,?,?]: no one size fits the channels (3) and the image at once; the channels alone
+    # take 3 (1 and 2 are refused by the filters), then the image one size, as with [?,3,?,?].
+    model = irrun.load(_cnn(tmp_path, [-1, -1, -1, -1]))
+    assert model.random_inputs()["x"].shape == (1, 3, 4, 4)
+    model = irrun.load(_cnn(tmp_path, [-1, -1, -1, -1], kernel=1, stride=5, reshape_to=[2, 4, 4]))
+    assert model.random_inputs()["x"].shape == (1, 3, 16, 16)  # (16x16 alone would not fit)
+    [output] = model.run(model.random_inputs()).values()
+    assert output.shape == (2, 4, 4)
+    result = invoke("execute", tmp_path / "cnn.xml", "--output", tmp_path / "out.npz")
+    assert result.exit_code == 0, result.output
+    assert "random input 'x' [?,?,?,?] is float32 [1, 3, 16, 16]" in result.output
+    # Nothing fits an image dim capped at 0..2 under a 3x3 kernel: every open dim stays 1.
+    model = irrun.load(_cnn(tmp_path, [-1, -1, ov.Dimension(0, 2), -1]))
+    assert model.random_inputs()["x"].shape == (1, 1, 1, 1)
 
 
 def test_execute_of_a_dynamic_cnn_without_shapes_runs(tmp_path):
