@@ -33,7 +33,7 @@ from tests.helpers.strategies import (
 )
 
 
-@op_settings(40)
+@op_settings(40, rejects_many=True)  # (most shapes drawn have channels stride**2 does not divide)
 @given(shape_text(dim_text(st.integers(0, 12)), min_rank=3, max_rank=5), st.integers(1, 3),
        st.sampled_from(["f32", "i32", "u8"]))  # fmt: skip
 def test_reorg_yolo_shapes_match_openvino(shape, stride, etype):
