@@ -146,11 +146,13 @@ def _one_size(model, by_id, chosen: dict, fixed: dict, dims: list) -> dict | Non
 def _first_alone(model, by_id, chosen: dict, dims: list) -> dict | None:
     """Fit the open dims in turn: each to the smallest of ONE_BY_ONE_SIZES accepted while the
     dims after it stay open (a channel count), then the dims after it to one size together as
-    :func:`_one_size` does (the image's); ``None`` when nothing fits."""
+    :func:`_one_size` does (the image's); ``None`` when nothing fits. A single open dim gets
+    the smallest of ONE_BY_ONE_SIZES (``[1,?,224,224]``: 3)."""
     fixed: dict = {}
-    for index, dim in enumerate(dims[:-1]):
+    for index, dim in enumerate(dims):
+        rest = dims[index + 1 :]
         open_after: dict = {}  # input key -> its axes still open
-        for key, axis in dims[index + 1 :]:
+        for key, axis in rest:
             open_after.setdefault(key, []).append(axis)
         for size in ONE_BY_ONE_SIZES:
             shapes = _shapes(by_id, chosen, {**fixed, dim: size}, open_after)
@@ -159,7 +161,9 @@ def _first_alone(model, by_id, chosen: dict, dims: list) -> dict | None:
                 break
         else:
             return None
-        found = _one_size(model, by_id, chosen, fixed, dims[index + 1 :])
+        if not rest:  # (every dim fitted: the trial just accepted is the answer)
+            return shapes
+        found = _one_size(model, by_id, chosen, fixed, rest)
         if found is not None:
             return found
     return None

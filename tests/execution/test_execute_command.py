@@ -133,6 +133,9 @@ def test_an_open_channel_dim_is_fitted_before_the_image_dims(tmp_path):
     result = invoke("execute", tmp_path / "cnn.xml", "--output", tmp_path / "out.npz")
     assert result.exit_code == 0, result.output
     assert "random input 'x' [?,?,?,?] is float32 [1, 3, 16, 16]" in result.output
+    # A channel dim open alone takes 3 too (no size of TRIED_SIZES fits it).
+    model = irrun.load(_cnn(tmp_path, [1, -1, 5, 5]))
+    assert model.random_inputs()["x"].shape == (1, 3, 5, 5)
     # Nothing fits an image dim capped at 0..2 under a 3x3 kernel: every open dim stays 1.
     model = irrun.load(_cnn(tmp_path, [-1, -1, ov.Dimension(0, 2), -1]))
     assert model.random_inputs()["x"].shape == (1, 1, 1, 1)
