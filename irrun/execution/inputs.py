@@ -18,9 +18,9 @@
   upper bound. When no one size fits them all (a channel dim left open beside the image's,
   ``[?,?,?,?]``), the first gets the smallest of :data:`ONE_BY_ONE_SIZES` accepted while the
   others stay open, and the others one size as above (``[1,3,224,224]``; then the first two,
-  and so on). When that fails too, :data:`DEFAULT_DIM` (1), and the run says which layer
-  refuses it. An
-  input of dynamic rank needs its shape in ``shapes``.
+  and so on; a single open dim gets the smallest of them). When that fails too,
+  :data:`DEFAULT_DIM` (1), and the run says which layer refuses it. An input of dynamic rank
+  needs its shape in ``shapes``.
 """
 
 from __future__ import annotations
