@@ -127,7 +127,7 @@ def test_an_open_channel_dim_is_fitted_before_the_image_dims(tmp_path):
     model = irrun.load(_cnn(tmp_path, [-1, -1, -1, -1]))
     assert model.random_inputs()["x"].shape == (1, 3, 4, 4)
     model = irrun.load(_cnn(tmp_path, [-1, -1, -1, -1], kernel=1, stride=5, reshape_to=[2, 4, 4]))
-    assert model.random_inputs()["x"].shape == (1, 3, 16, 16)  # (16x16 alone would not fit)
+    assert model.random_inputs()["x"].shape == (1, 3, 16, 16)  # (no one size fits C and H, W)
     [output] = model.run(model.random_inputs()).values()
     assert output.shape == (2, 4, 4)
     result = invoke("execute", tmp_path / "cnn.xml", "--output", tmp_path / "out.npz")
