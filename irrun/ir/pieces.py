@@ -23,6 +23,7 @@ sub-graph body (a second ``<layers>``) in it.
 
 from __future__ import annotations
 
+import _thread
 import re
 import threading
 import time
@@ -167,6 +168,13 @@ class Pieces:
     Creating the object starts nothing: the helper thread starts when the first piece is asked
     for, so a caller that asks for pieces only inside ``try: ... finally: close()`` can never
     leave a thread behind, even when interrupted (KeyboardInterrupt) at any point.
+
+    The reader and the helper thread share only plain locks that the reader holds and the
+    helper thread releases, once each, so the helper thread never waits for the reader. That
+    is why the helper is a bare ``_thread`` thread: ``threading.Thread.start()`` and
+    ``threading.Event`` wait on internal locks that an interrupt landing right after the
+    reader took one leaves held, and the helper thread then waits for it forever (and the
+    reader's ``close()`` for the helper thread).
     """
 
     def __init__(self, data, layer_spans, edge_spans, tail, parser_factory):
@@ -181,7 +189,10 @@ class Pieces:
                            for start, stop, newlines in edge_spans]  # fmt: skip
         self._tail = self._job(self._parse_tail, *tail)
         self._stopped = False
-        self._thread = None
+        self._launched = False
+        self._begun = False  # set by the helper thread as it begins
+        self._over = False  # set by the helper thread as it ends, then _ending released
+        self._ending = _held_lock()
 
     def _job(self, function, *arguments):
         job = _Job(function, arguments)
@@ -189,13 +200,15 @@ class Pieces:
         return job
 
     def _start(self):
-        if self._thread is None and not self._stopped:
-            self._thread = threading.Thread(target=self._work, name="irrun-parse", daemon=True)
-            self._thread.start()
+        if not self._launched and not self._stopped:
+            self._launched = True
+            _thread.start_new_thread(self._work, ())
 
     def _work(self):
         # Jobs in order, each one checked against close() before it starts; whatever is left
-        # when close() stops the thread is marked done (unparsed) so that nobody waits on it.
+        # when close() stops the thread is marked over (unparsed) so that nobody waits on it.
+        # A thread that begins after close() gave up on it (see there) does nothing.
+        self._begun = True
         try:
             for job in self._jobs:
                 if self._stopped:
@@ -203,7 +216,9 @@ class Pieces:
                 job.run()
         finally:
             for job in self._jobs:
-                job.done.set()
+                job.finish()
+            self._over = True
+            self._ending.release()
 
     def _parse_part(self, start, stop, tag):
         # Inside <net> too, so that nesting depth (which libxml2 limits) is the file's.
@@ -241,7 +256,7 @@ class Pieces:
         self._start()
         if self._stopped:
             raise PieceFailed()
-        job.done.wait()
+        job.wait()
         return job.value()
 
     def rest(self):
@@ -258,21 +273,20 @@ class Pieces:
         self._stopped = True
         interrupted = None
         waited = 0
-        while True:
+        # The flags say what the locks only help to wait for: after an interrupt the loop
+        # looks again, and a lock taken just before it (now held here) is never waited on.
+        while self._launched and not self._over:
             try:
-                thread = self._thread
-                if thread is not None and (thread.ident is None or not thread.is_alive()):
-                    # start() itself was interrupted: the thread may be starting (it stops at
-                    # once, seeing _stopped) or may never start; wait a little to know which.
-                    if thread.ident is None and waited < 1000:
-                        waited += 1
-                        time.sleep(0.001)
-                        continue
-                if thread is not None and thread.ident is not None:
-                    thread.join()
-                break
-            except RuntimeError:  # "cannot join thread before it is started": a moment more
-                time.sleep(0.001)
+                if self._begun:
+                    self._ending.acquire(timeout=0.1)
+                elif waited < 1000:
+                    # An interrupt in _start() came before the thread was started or just
+                    # after: a thread that has not begun within a second never will (and would
+                    # do nothing if it did, seeing _stopped).
+                    waited += 1
+                    time.sleep(0.001)
+                else:
+                    break
             except BaseException as exc:  # KeyboardInterrupt (or another signal's exception)
                 interrupted = exc
         self._jobs = []
@@ -281,26 +295,53 @@ class Pieces:
 
 
 class _Job:
-    """One parse for the helper thread: its result (or exception) once ``done`` is set."""
+    """One parse for the helper thread: its result (or exception) once it is over.
 
-    __slots__ = ("function", "arguments", "done", "result", "error")
+    The helper thread sets ``_over`` and then releases ``_pending``, a lock held since the
+    job was made, so the reader waits on the lock and trusts the flag (see :class:`Pieces`
+    for why not a ``threading.Event``).
+    """
+
+    __slots__ = ("function", "arguments", "result", "error", "_pending", "_over")
 
     def __init__(self, function, arguments):
         self.function = function
         self.arguments = arguments
-        self.done = threading.Event()
         self.result = None
         self.error = None
+        self._pending = _held_lock()
+        self._over = False  # written by the helper thread only
 
     def run(self):
+        """Run the parse (helper thread), keeping its result or exception."""
         try:
             self.result = self.function(*self.arguments)
         except BaseException as exc:  # handed to the reader, which re-raises it
             self.error = exc
         finally:
-            self.done.set()
+            self.finish()
+
+    def finish(self):
+        """Mark the job over (helper thread; once only, a second call does nothing)."""
+        if not self._over:
+            self._over = True
+            self._pending.release()
+
+    def wait(self):
+        """Wait until the job is over (reader). The lock is never released again once taken:
+        the flag then answers."""
+        while not self._over:
+            self._pending.acquire(timeout=0.1)
 
     def value(self):
+        """The parse's result, or its exception raised."""
         if self.error is not None:
             raise self.error
         return self.result
+
+
+def _held_lock():
+    """A lock held from the start, for another thread to release."""
+    lock = threading.Lock()
+    lock.acquire()
+    return lock
