@@ -16,51 +16,34 @@ from __future__ import annotations
 
 import gc
 
-__all__ = ["gc_paused"]
+__all__ = ["call_paused"]
 
 #: Young objects made during a pause above which they are moved to the oldest generation.
 PROMOTE_AFTER = 100_000
 
 
-class gc_paused:
-    """Disable the cyclic collector for a ``with`` block (re-enabled only if it was enabled).
+def call_paused(function, /, *args, **kwargs):
+    """Call ``function(*args, **kwargs)`` with the cyclic collector disabled, and return what
+    it returns. The collector is re-enabled afterwards only if it was enabled.
 
-    A KeyboardInterrupt (or another exception) at any point of the block, or while the pause
-    ends, still leaves the collector as it was found: enabled if it was, and nothing frozen
-    by irrun (the ending steps are repeated until they have all been done).
+    A KeyboardInterrupt (or another signal's exception) at any point still leaves the collector
+    as it was found: enabled if it was, and nothing frozen by irrun. Python takes a signal only
+    as a Python function begins, after a call returns or at a loop's jump back; the pause ends
+    in nested ``finally`` blocks whose only calls are the collector's own C functions, so an
+    interrupt can cut a step short but never skip the ones after it. (A context manager cannot
+    promise that: an interrupt can land as its ``__exit__`` begins, before any of it has run.)
     """
-
-    __slots__ = ("_was_enabled",)
-
-    def __enter__(self):
-        self._was_enabled = False
+    was_enabled = gc.isenabled()
+    try:
+        gc.disable()
+        return function(*args, **kwargs)
+    finally:
         try:
-            self._was_enabled = gc.isenabled()
-            gc.disable()
-        except BaseException:  # interrupted just after disabling: __exit__ will not run
-            self.__exit__(None, None, None)
-            raise
-        return self
-
-    def __exit__(self, exc_type, exc, traceback):
-        was_enabled = self._was_enabled
-        promote = None
-        interrupted = None
-        while True:
-            try:
-                if promote is None:
-                    promote = (was_enabled and gc.get_count()[0] > PROMOTE_AFTER
-                               and gc.get_freeze_count() == 0)  # fmt: skip
-                if promote:
-                    # Repeating both after an interrupt is harmless; stopping between them is
-                    # not (everything would stay frozen).
+            if was_enabled and gc.get_count()[0] > PROMOTE_AFTER and gc.get_freeze_count() == 0:
+                try:
                     gc.freeze()
-                    gc.unfreeze()
-                if was_enabled:
-                    gc.enable()
-                break
-            except BaseException as caught:
-                interrupted = caught
-        if interrupted is not None and exc is None:
-            raise interrupted
-        return False
+                finally:
+                    gc.unfreeze()  # stopping between the two would leave everything frozen
+        finally:
+            if was_enabled:
+                gc.enable()

@@ -361,18 +361,20 @@ class Graph:
         """
         import networkx as nx
 
-        from irrun.gc_pause import gc_paused
+        from irrun.gc_pause import call_paused
 
         graph = nx.MultiDiGraph()
-        with gc_paused():
-            graph.add_nodes_from(
-                (layer_id, {"layer": layer}) for layer_id, layer in self._by_id.items()
-            )
-            graph.add_edges_from(
-                (edge.from_layer, edge.to_layer, (edge.from_port, edge.to_port), {"edge": edge})
-                for edge, _, _ in self._producers.values()
-            )
+        call_paused(self._fill_graph, graph)
         return graph
+
+    def _fill_graph(self, graph) -> None:
+        graph.add_nodes_from(
+            (layer_id, {"layer": layer}) for layer_id, layer in self._by_id.items()
+        )
+        graph.add_edges_from(
+            (edge.from_layer, edge.to_layer, (edge.from_port, edge.to_port), {"edge": edge})
+            for edge, _, _ in self._producers.values()
+        )
 
     def layer(self, key) -> Layer:
         """Find a layer by id (int) or name (str); ``KeyError`` lists close matches."""

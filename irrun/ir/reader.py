@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from irrun.errors import FragmentError, InputFileError, IRError
-from irrun.gc_pause import gc_paused
+from irrun.gc_pause import call_paused
 from irrun.ir import constants
 from irrun.ir.accelerator import load_accelerator
 from irrun.ir.document import check_fragment, net_version
@@ -89,20 +89,23 @@ def load_all(source, weights=None) -> list[Model]:
     (layers whose ids repeat, as in the OpenVINO op specification) gives one
     :class:`Model` per snippet instead of an error. A ``<net>`` gives a list of one."""
     data, file, directory_hint = _read_source(source)
-    with gc_paused():
-        # One state per attempt: a failed reading in pieces leaves nothing to the next one.
-        split = parse_in_pieces(data, file)
-        if split is not None:
-            state = ReadState(file, _walk)
-            model = _read_net_in_pieces(*split, state, weights, directory_hint)
-            if model is not None:
-                return [model]
-        root, is_fragment = parse_document(data, file)
-        blob = _open_weights(weights, directory_hint)
+    return call_paused(_read_all, data, file, directory_hint, weights)
+
+
+def _read_all(data, file, directory_hint, weights) -> list[Model]:
+    # One state per attempt: a failed reading in pieces leaves nothing to the next one.
+    split = parse_in_pieces(data, file)
+    if split is not None:
         state = ReadState(file, _walk)
-        if is_fragment:
-            return _read_fragments(root, state, blob)
-        return [_read_net(root, state, blob)]
+        model = _read_net_in_pieces(*split, state, weights, directory_hint)
+        if model is not None:
+            return [model]
+    root, is_fragment = parse_document(data, file)
+    blob = _open_weights(weights, directory_hint)
+    state = ReadState(file, _walk)
+    if is_fragment:
+        return _read_fragments(root, state, blob)
+    return [_read_net(root, state, blob)]
 
 
 # -- sources -----------------------------------------------------------------------------------

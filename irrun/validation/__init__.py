@@ -41,18 +41,20 @@ def validate(model, *, progress=None) -> Report:
     >>> print(report[0].message)
     layer 1 (Concat-1) output port 2 declares [4], but its inputs give [5] (axis 0: 2 + 3 = 5)
     """
-    from irrun.gc_pause import gc_paused
+    from irrun.gc_pause import call_paused
     from irrun.validation.emitter import Emitter
     from irrun.validation.inference import infer_graph
     from irrun.validation.structure import check_structure
 
-    emit = Emitter(model.file)
-    with gc_paused():
+    def check():
         check_structure(model, emit, is_fragment=model.is_fragment)
         _check_body_structure(model, emit)
-        trusted_types: dict[str, int] = {}
-        gaps: list = []
-        checked, trusted = infer_graph(model, emit, trusted_types, gaps, progress=progress)
+        return infer_graph(model, emit, trusted_types, gaps, progress=progress)
+
+    emit = Emitter(model.file)
+    trusted_types: dict[str, int] = {}
+    gaps: list = []
+    checked, trusted = call_paused(check)
     return Report(model.file, emit.diagnostics, checked, trusted, trusted_types=trusted_types,
                   inference_gaps=len(gaps))  # fmt: skip
 
