@@ -378,7 +378,12 @@ def test_an_interrupt_at_any_step_of_the_reader_leaves_no_thread_waiting(tmp_pat
             report["step"] = step
             seen = [0]
             traced_load(step, seen)
-            report.setdefault("not interrupted", []).extend([] if seen[1:] else [step])
+            # (how many steps a load takes varies a little: a wait for a piece the helper
+            # has already parsed takes fewer; a step past the end of a load is never reached)
+            if seen[0] < step:
+                report.setdefault("not reached", []).append(step)
+            elif not seen[1:]:
+                report.setdefault("not interrupted", []).append(step)
             deadline = time.perf_counter() + 5
             while _thread._count() > before and time.perf_counter() < deadline:
                 time.sleep(0.001)
@@ -395,5 +400,6 @@ def test_an_interrupt_at_any_step_of_the_reader_leaves_no_thread_waiting(tmp_pat
     assert "threads left" not in report
     # Nearly every trial ends with the interrupt; Python drops those raised while a finished
     # generator of pieces is being closed (its frame is in pieces.py).
-    assert len(report["not interrupted"]) < report["steps"] / 100
+    assert len(report.get("not reached", [])) < report["steps"] / 10
+    assert len(report.get("not interrupted", [])) < report["steps"] / 100
     assert [(layer.name, layer.line) for layer in irrun.load(path).layers] == reference
