@@ -65,38 +65,35 @@ def test_a_collector_disabled_by_the_program_stays_disabled():
 
 def test_arguments_and_exceptions_pass_through():
     assert call_paused(lambda a, b: a - b, 7, b=2) == 5
-    try:
+    with pytest.raises(ValueError, match="invalid literal"):
         call_paused(int, "x")
-    except ValueError as exc:
-        assert "invalid literal" in str(exc)
-    else:
-        raise AssertionError("the function's exception should pass through")
     assert gc.isenabled()
 
 
 def interrupted_at(step, function):
     """Run ``call_paused(function)`` with a KeyboardInterrupt raised at its ``step``-th point
     where Python can take a signal (a Python function beginning, a call returning) in
-    gc_pause.py's frame or the called function's; the number of such points when ``step`` is
-    None."""
-    seen = 0
+    gc_pause.py's frame or the called function's. Returns ``(points, interrupted)``: the names
+    of the points seen (``call:f``, ``return:f``, ``c_return:f``), and whether the interrupt
+    came out of the call."""
+    points = []
     watched = {gc_pause.__file__, __file__}
 
     def profiler(frame, event, arg):
-        nonlocal seen
         if frame.f_code.co_filename in watched and event in ("call", "return", "c_return"):
-            seen += 1
-            if seen == step:
+            name = arg.__name__ if event == "c_return" else frame.f_code.co_name
+            points.append(f"{event}:{name}")
+            if len(points) == step:
                 raise KeyboardInterrupt
 
     sys.setprofile(profiler)
     try:
         call_paused(function)
     except KeyboardInterrupt:
-        pass
+        return points, True
     finally:
         sys.setprofile(None)
-    return seen
+    return points, False
 
 
 @pytest.mark.parametrize("size", [10, gc_pause.PROMOTE_AFTER + 1000], ids=["small", "promoted"])
@@ -108,9 +105,11 @@ def test_an_interrupt_at_any_point_leaves_the_collector_as_it_was(size):
         return [[] for _ in range(size)]
 
     gc.collect()
-    steps = interrupted_at(None, make)
-    assert steps >= 8
-    for step in range(1, steps + 1):
-        interrupted_at(step, make)
-        assert gc.isenabled(), f"the collector stayed disabled after an interrupt at step {step}"
+    points, _ = interrupted_at(None, make)
+    assert ("c_return:freeze" in points) == (size > gc_pause.PROMOTE_AFTER)
+    assert "c_return:enable" in points and len(points) >= 8
+    for step in range(1, len(points) + 1):
+        _, interrupted = interrupted_at(step, make)
+        assert interrupted, f"the interrupt at step {step} ({points[step - 1]}) was lost"
+        assert gc.isenabled(), f"the collector stayed disabled after an interrupt at {step}"
         assert gc.get_freeze_count() == 0, f"objects stayed frozen after step {step}"

@@ -9,4 +9,5 @@
 - :mod:`tests.helpers.conv_strategies`: the drawn cases of the convolution family's tests.
 - :mod:`tests.helpers.recurrent`: builders and checks of the LSTM/GRU/RNN cell and sequence
   tests.
+- :mod:`tests.helpers.threads`: counting the threads a load leaves behind.
 """

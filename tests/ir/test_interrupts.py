@@ -25,6 +25,7 @@ CHILD = textwrap.dedent(
 
     faulthandler.dump_traceback_later(120, exit=True)  # a hang shows where every thread is
     from tests.helpers.ir_text import Net
+    from tests.helpers.threads import settled_thread_count
     import irrun
     from irrun.ir import reader
 
@@ -49,13 +50,8 @@ CHILD = textwrap.dedent(
 
 
     def state():
-        # Threads other than the main one; a helper that has just ended its work may take a
-        # moment more to be gone.
-        deadline = time.perf_counter() + 1
-        while _thread._count() and time.perf_counter() < deadline:
-            time.sleep(0.001)
         return {
-            "threads": _thread._count(),
+            "threads": settled_thread_count(0),  # threads other than the main one
             "gc_enabled": gc.isenabled(),
             "frozen": gc.get_freeze_count(),
         }

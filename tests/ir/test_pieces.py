@@ -15,6 +15,7 @@ from openvino import opset13 as ops
 import irrun
 from irrun.errors import IRFormatError, XMLSyntaxError
 from irrun.ir import pieces, reader
+from tests.helpers.threads import settled_thread_count, thread_count
 
 
 # -- helpers ---------------------------------------------------------------------------------------
@@ -318,18 +319,12 @@ def test_a_syntax_error_comes_before_a_weights_problem(tiny_pieces):
 
 
 def test_no_helper_thread_outlives_a_load(tmp_path, monkeypatch, tiny_pieces):
-    import _thread
-    import time
-
     path = openvino_model_xml(tmp_path, blocks=12)
     forbid_whole_parse(monkeypatch)
-    before = _thread._count()  # the helper is a bare thread: threading does not list it
+    before = thread_count()
     for _ in range(20):
         irrun.load(path)
-        deadline = time.perf_counter() + 1  # a helper that has just ended may take a moment
-        while _thread._count() > before and time.perf_counter() < deadline:
-            time.sleep(0.001)
-        assert _thread._count() == before
+        assert settled_thread_count(before) == before
 
 
 def test_an_interrupt_at_any_step_of_the_reader_leaves_no_thread_waiting(tmp_path, tiny_pieces):
@@ -338,10 +333,8 @@ def test_an_interrupt_at_any_step_of_the_reader_leaves_no_thread_waiting(tmp_pat
     # the helper thread ends too. (An interrupt on the return of a lock's acquire inside
     # threading.Event.wait() used to leave the event's lock held, and both threads then
     # waited for each other forever.)
-    import _thread
     import sys
     import threading
-    import time
 
     path = openvino_model_xml(tmp_path, blocks=12)
     watched = {pieces.__file__, threading.__file__}
@@ -373,7 +366,7 @@ def test_an_interrupt_at_any_step_of_the_reader_leaves_no_thread_waiting(tmp_pat
         traced_load(None, seen)
         steps = seen[0]
         report["steps"] = steps
-        before = _thread._count()
+        before = thread_count()
         for step in range(1, steps + 1):
             report["step"] = step
             seen = [0]
@@ -384,10 +377,7 @@ def test_an_interrupt_at_any_step_of_the_reader_leaves_no_thread_waiting(tmp_pat
                 report.setdefault("not reached", []).append(step)
             elif not seen[1:]:
                 report.setdefault("not interrupted", []).append(step)
-            deadline = time.perf_counter() + 5
-            while _thread._count() > before and time.perf_counter() < deadline:
-                time.sleep(0.001)
-            if _thread._count() != before:
+            if settled_thread_count(before, timeout=5) != before:
                 report.setdefault("threads left", []).append(step)
         report["done"] = True
 
