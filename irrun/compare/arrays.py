@@ -59,9 +59,9 @@ def compare_arrays(ours: np.ndarray, theirs: np.ndarray, etype=None) -> dict | N
         differ = np.asarray(ours != theirs)
     else:
         unsigned = f"u{ours.dtype.itemsize}"
-        differ = np.ascontiguousarray(ours).view(unsigned) != np.ascontiguousarray(theirs).view(
-            unsigned
-        )
+        # (reshaped: ascontiguousarray makes a scalar one-dimensional)
+        differ = (np.ascontiguousarray(ours).view(unsigned)
+                  != np.ascontiguousarray(theirs).view(unsigned)).reshape(ours.shape)  # fmt: skip
     if not differ.any():
         return None
     first = np.unravel_index(int(np.argmax(differ)), differ.shape)

@@ -229,6 +229,17 @@ def test_negative_zero_against_zero_is_a_difference_of_bits_only():
     assert (found["max_abs_diff"], found["max_ulp"], found["nan_mismatches"]) == (0.0, 0, 0)
 
 
+def test_scalars_that_differ_are_compared_as_scalars():
+    # (Mask R-CNN's scale factor: a 0-d tensor; ascontiguousarray made it [1] and the first
+    # index then did not fit it)
+    found = compare_arrays(np.float32(0.25), np.float32(0.5), element_type("f32"))
+    assert (found["elements"], found["differing"], found["first_index"]) == (1, 1, ())
+    assert (found["irrun_value"], found["openvino_value"]) == ("0.25", "0.5")
+    assert (found["max_abs_diff"], found["max_ulp"]) == (0.25, 1 << 23)
+    found = compare_arrays(np.array(3, np.int64), np.array(5, np.int64), element_type("i64"))
+    assert (found["first_index"], found["max_abs_diff"]) == ((), 2)
+
+
 def test_nan_payloads_and_nan_against_numbers_are_counted_apart():
     ours = np.array([0x7FC00000, 0x7FC00001, 0x3F800000], np.uint32).view(np.float32)
     theirs = np.array([0x7FC00000, 0x7FC00002, 0x7FC00000], np.uint32).view(np.float32)
