@@ -407,6 +407,7 @@ class _Judge:
         self.rtol = rtol
         # id(layer) -> (OpenVINO's inputs, irrun's outputs on them), or None: not run again
         self.rerun: dict[int, tuple | None] = {}
+        self.inside: dict[int, str | None] = {}  # id(layer) -> deviation_inside's answer
 
     def done(self, layer) -> None:
         """Every output of ``layer`` is judged: its run again is let go."""
@@ -490,7 +491,7 @@ class _Judge:
         when OpenVINO runs it alone on those inputs), downstream of one when it was judged on
         OpenVINO's reported tensors behind it, else ``differs``."""
         arrays = self.inputs_of.get(id(layer), [])
-        results = None if shaped else (ours, theirs)
+        results = (ours, theirs)  # (another shape too: NonMaxSuppression keeping fewer boxes)
         if entry.isolated:  # judged on OpenVINO's inputs: the deviation is looked for there
             arrays, outputs = self.rerun[id(layer)]
             results = (outputs[entry.output_index], theirs)
@@ -498,6 +499,8 @@ class _Judge:
         if not label and entry.isolated:  # (some show only on irrun's own inputs)
             label = known_deviation(layer, self.inputs_of.get(id(layer), []), self.device,
                                     (ours, theirs))  # fmt: skip
+        if not label and layer.bodies:  # (OpenVINO returns no tensor of a body)
+            label = self._inside(layer, arrays)
         if not label and results is not None and (entry.isolated or not differing):
             label = self._alone(layer, entry.output_index, arrays, results, etype, tolerance)
         known = [e for e in differing if e.status == KNOWN]
@@ -509,6 +512,16 @@ class _Judge:
             entry.status, entry.cause = DOWNSTREAM, known[0].where
         else:
             entry.status = DIFFERS
+
+    def _inside(self, layer, arrays) -> str | None:
+        """The known deviation inside ``layer``'s body where its difference starts (looked
+        for once per layer: every output of it shares the answer)."""
+        from irrun.compare.inside import deviation_inside
+
+        key = id(layer)
+        if key not in self.inside:
+            self.inside[key] = deviation_inside(self, layer, arrays)
+        return self.inside[key]
 
     def _alone(self, layer, index, arrays, results, etype, tolerance) -> str | None:
         """The label of a layer that OpenVINO computes otherwise inside the model than alone:

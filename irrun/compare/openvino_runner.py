@@ -35,7 +35,10 @@ def run_openvino(request: dict) -> dict:
     """Read, expose every layer output, compile and run a model with OpenVINO, in this process.
 
     ``request`` holds ``xml``, ``weights`` (or ``None``), ``device``, ``config`` and ``feeds``
-    (``{Parameter name: (element type name, shape, raw bytes or list of str)}``). Returns the
+    (``{Parameter name: (element type name, shape, raw bytes or list of str)}``), and
+    optionally ``body``: ``[(friendly name, body index), ...]``, the path to a sub-graph
+    op's body (index 0 an If's then_body, 1 its else_body), which is then run alone, fed
+    by its Parameters' names. Returns the
     OpenVINO version, every node's output shapes and types after ``read_model`` (keyed
     ``(friendly name, output index)``), the friendly names seen, and every output tensor as
     ``(key, element type name, shape, raw bytes or list of str)``.
@@ -47,6 +50,11 @@ def run_openvino(request: dict) -> dict:
         ov_model = core.read_model(request["xml"], request["weights"])
     else:
         ov_model = core.read_model(request["xml"])
+    for name, index in request.get("body", ()):
+        found = [n for n in ov_model.get_ordered_ops() if n.get_friendly_name() == name]
+        if len(found) != 1:
+            raise RuntimeError(f"OpenVINO's model has {len(found)} layers named {name!r}")
+        ov_model = found[0].get_function(index)
     ports, names, exposed = {}, [], []
     for node in ov_model.get_ordered_ops():
         name = node.get_friendly_name()

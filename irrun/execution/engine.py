@@ -225,6 +225,7 @@ class _Program:
     preloaded: list = field(default_factory=list)  # (slot, array) of folded values
     pooled: list | None = None  # ``fast`` with the big outputs written into kept buffers
     producer_index: dict = field(default_factory=dict)  # slot -> index in ``fast``
+    layer_nodes: dict | None = None  # id(layer) -> node (bodies; built on first need)
 
 
 def compile_model(model, *, fold_constants: bool = True) -> CompiledModel:
@@ -462,20 +463,39 @@ class CompiledModel:
         stop_layer = self._stop_layer(stop_after)
         return self._steps(feeds, stop_layer, partial, bridge or {}, None)
 
-    def evaluate_layer(self, layer, arrays) -> list | None:
+    def evaluate_layer(self, layer, arrays, *, body=None) -> list | None:
         """Run ``layer``'s kernel once on ``arrays`` (one per input port) and return its
         outputs, or ``None`` when it has none here (no kernel, or a ReadValue/Assign, whose
         run would touch the variables). :func:`irrun.compare.compare` re-runs a layer on
         OpenVINO's own inputs this way, to tell its own differences from inherited ones.
+        ``body``: ``(layer, tag)`` of the sub-graph op whose body ``layer`` belongs to (a
+        Const of a body gives its value on ``[]``).
 
         Raises :class:`~irrun.errors.ExecutionError` (or a subclass) when the kernel refuses
         the arrays."""
-        if self._layer_nodes is None:
-            self._layer_nodes = {id(node.layer): node for node in self.program.nodes}
-        node = self._layer_nodes.get(id(layer))
+        node = self._node_of(layer, body)
         if node is None or node.evaluate is None or getattr(node.op, "uses_state", False):
             return None
         return list(_evaluate(self, node, list(arrays)))
+
+    def chosen_body(self, layer, arrays) -> tuple | None:
+        """``(tag, feeds)``: the body a sub-graph op runs on ``arrays`` (its inputs) and what
+        feeds that body's Parameters (by body layer id), or ``None`` when the op does not say
+        (only If picks one body per run)."""
+        node = self._node_of(layer, None)
+        choose = getattr(node.op, "chosen_body", None) if node is not None else None
+        return None if choose is None else choose(list(arrays))
+
+    def _node_of(self, layer, body):
+        """The node of ``layer`` in the model's schedule, or in that of ``body``."""
+        if body is None:
+            if self._layer_nodes is None:
+                self._layer_nodes = {id(node.layer): node for node in self.program.nodes}
+            return self._layer_nodes.get(id(layer))
+        program = self._body_program(*body)
+        if program.layer_nodes is None:
+            program.layer_nodes = {id(node.layer): node for node in program.nodes}
+        return program.layer_nodes.get(id(layer))
 
     def peak_live_bytes(self, inputs) -> int:
         """Run once on ``inputs`` as :meth:`run` does and return the largest number of bytes
@@ -770,9 +790,8 @@ class CompiledModel:
                     known.add(key)
 
     # -- bodies -----------------------------------------------------------------------
-    def _run_body(self, layer, tag: str, feeds: dict) -> dict:
-        """Run body ``tag`` of ``layer`` with its Parameters fed by body layer id; return
-        every body Result's array by its body layer id (the contract of ``runs_bodies``)."""
+    def _body_program(self, layer, tag: str) -> _Program:
+        """The schedule of body ``tag`` of ``layer`` (built on first need, then kept)."""
         key = (id(layer), tag)
         program = self._bodies.get(key)
         if program is None:
@@ -781,6 +800,12 @@ class CompiledModel:
             if program.missing:
                 self._refuse_missing(program.missing)
             _set_fast(program, lambda n: not _is_noop(n), keep=set(program.results.values()))
+        return program
+
+    def _run_body(self, layer, tag: str, feeds: dict) -> dict:
+        """Run body ``tag`` of ``layer`` with its Parameters fed by body layer id; return
+        every body Result's array by its body layer id (the contract of ``runs_bodies``)."""
+        program = self._body_program(layer, tag)
         values = [None] * program.slot_count
         for body_id, slot in program.parameters.items():
             if body_id in feeds:

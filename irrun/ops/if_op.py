@@ -107,11 +107,16 @@ class If(Op):
         """Run the body the condition picks; its Results are the outputs."""
         if run_body is None:
             raise NotImplementedError("If needs the executor's run_body to run its bodies")
-        body_tag = "then_body" if bool(np.asarray(inputs[0]).reshape(-1)[0]) else "else_body"
-        maps = self.maps[body_tag]
-        produced = run_body(body_tag, {m.body_id: inputs[m.index] for m in maps.inputs})
-        by_index = {m.index: m.body_id for m in maps.outputs}
+        body_tag, feeds = self.chosen_body(inputs)
+        produced = run_body(body_tag, feeds)
+        by_index = {m.index: m.body_id for m in self.maps[body_tag].outputs}
         return [produced[by_index[i]] for i in range(len(self.layer.outputs))]
+
+    def chosen_body(self, inputs) -> tuple[str, dict]:
+        """The body the condition (``inputs[0]``) picks, and its Parameters' feeds by body
+        layer id."""
+        body_tag = "then_body" if bool(np.asarray(inputs[0]).reshape(-1)[0]) else "else_body"
+        return body_tag, {m.body_id: inputs[m.index] for m in self.maps[body_tag].inputs}
 
 
 def _merged_type(a, b):
