@@ -189,14 +189,23 @@ class Reshape(Op):
             out[minus_one] = Dim.dynamic() if inferred is None else inferred
         result = Shape(out)
         if shape.is_static and result.is_static and minus_one is None:
-            if not (special_zero and any(d == 0 for d in dims)):
-                if product.static_in != product.static_out:
-                    self._bad_dims(
-                        shape, target,
-                        f"{_count_text(shape)} cannot be reshaped to {result} "
-                        f"({_count_text(result)})",
-                    )  # fmt: skip
-                    return None
+            # (the dims special_zero copies are in neither product)
+            if product.static_in != product.static_out:
+                copied = [i for i, d in enumerate(dims) if special_zero and d == 0]
+                why = ""
+                if copied:
+                    # OpenVINO's shape rule skips the check then; its CPU plugin fails, or
+                    # gives a tensor of the target's size from the wrong elements.
+                    axes = ", ".join(map(str, copied))
+                    why = (f"; special_zero copies input dimension{'s' if len(copied) > 1 else ''}"
+                           f" {axes}, and OpenVINO's shape rule then skips this check, but no "
+                           "run can give it")  # fmt: skip
+                self._bad_dims(
+                    shape, target,
+                    f"{_count_text(shape)} cannot be reshaped to {result} "
+                    f"({_count_text(result)}){why}",
+                )  # fmt: skip
+                return None
         return result
 
     def _bad_value(self, text: str, hint: str) -> None:
@@ -232,7 +241,6 @@ def _static_output(sizes, dims, minus_one, special_zero) -> Shape | None:
     rank = len(sizes)
     out = []
     in_count = out_count = 1
-    zero_copied = False
     for i, dim in enumerate(dims):
         if i == minus_one:  # (its pattern dim is ``?``)
             out.append(None)
@@ -246,7 +254,6 @@ def _static_output(sizes, dims, minus_one, special_zero) -> Shape | None:
             if i >= rank:
                 return None
             out.append(sizes[i])  # copied: out of both products
-            zero_copied = True
         else:
             out.append(size)
             out_count *= size
@@ -260,7 +267,7 @@ def _static_output(sizes, dims, minus_one, special_zero) -> Shape | None:
         if out_count == 0 or in_count % out_count:
             return None
         out[minus_one] = in_count // out_count
-    elif not zero_copied and in_count != out_count:
+    elif in_count != out_count:  # (copied dims are in neither count)
         return None
     return shape_of_dims(tuple([static_dim(size) for size in out]))
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tests.helpers.ir_text import Net, line_of
 from tests.helpers.openvino_oracle import (
+    load_in_irrun,
     check_rejected,
     check_shapes,
     constant,
@@ -46,7 +47,42 @@ def _check(node):
     # (test_reshape_empty_interval_is_unknown)
     bounds = re.findall(r"(\d+)\.\.(\d+)", str(node.get_output_partial_shape(0)))
     assume(all(int(low) <= int(high) for low, high in bounds))
+    given, out = node.input(0).get_partial_shape(), node.get_output_partial_shape(0)
+    if given.is_static and out.is_static:
+        count_in, count_out = (int(np.prod([d.get_length() for d in s])) for s in (given, out))
+        if count_in != count_out:
+            # special_zero copied a dim: OpenVINO's rule skips the count, irrun refuses it
+            assert node.get_special_zero()
+            _assert_refused_count(node)
+            return
     check_shapes(node)
+
+
+def _assert_refused_count(node):
+    with tempfile.TemporaryDirectory() as folder:
+        _, report = load_in_irrun(model_of(node), folder)
+    (error,) = [d for d in report if d.severity == "error"]
+    assert error.code == "input-dims", report.to_text()
+    assert "elements cannot be reshaped to" in error.message
+    assert "special_zero copies input dimension" in error.message
+
+
+def test_a_count_that_special_zero_leaves_unchecked_in_openvino_is_an_error():
+    """[1,64,1] to [0,64,56,56] (timm's coat_lite at a small input): OpenVINO's shape rule
+    gives [1,64,56,56] and its CPU plugin fails (or, [2,6] to [0,4], gives [2,4] from the
+    first 8 elements); irrun refuses both, with the arithmetic."""
+    for shape, target in (([1, 64, 1], [0, 64, 56, 56]), ([2, 6], [0, 4])):
+        x = parameter(shape, "f32", name="x")
+        node = ops.reshape(x, constant(np.array(target, np.int64)), True)
+        with tempfile.TemporaryDirectory() as folder:
+            _, report = load_in_irrun(model_of(node), folder)
+        (error,) = list(report)
+        assert error.code == "input-dims"
+    assert error.message.endswith(
+        "(Reshape-1): 2*6 = 12 elements cannot be reshaped to [2,4] (2*4 = 8 elements); "
+        "special_zero copies input dimension 0, and OpenVINO's shape rule then skips this "
+        "check, but no run can give it"
+    )
 
 
 @op_settings(40)
