@@ -205,6 +205,18 @@ class ScaledDotProductAttention(Op):
                         "last dim, S: the key's)",
                     )
                     return None
+                if s_dim.is_static and new_s.is_static and new_s != s_dim:
+                    # OpenVINO's rule lets the mask widen a key S of 1; the weights then have
+                    # more columns than the value has rows, and no run can multiply them.
+                    self._dims_error(
+                        3,
+                        f"its last dim {mask.dims[-1]} (of {mask}) widens the key's S {s_dim} to "
+                        f"{new_s}: the attention weights [..., L, {new_s}] cannot multiply the "
+                        f"value's {s_dim} row{'s' if s_dim != Dim(1) else ''} (OpenVINO's shape "
+                        "rule lets this through, but no run can give it)",
+                        "the mask's last dim must be the key's sequence length S (or 1)",
+                    )
+                    return None
                 l_dim, s_dim = new_l, new_s
                 if mask.rank >= 3:
                     batch = self._merge_batch(batch, 3, mask, "query, key and value")

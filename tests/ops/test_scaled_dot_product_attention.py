@@ -175,6 +175,26 @@ def test_refused_inputs_are_reported(q, k, v, mask, scale, mask_type, code, port
     assert error.line == line_of(text, f'<port id="{port}"', within="a")
 
 
+def test_a_mask_that_widens_the_key_length_is_refused_where_openvino_lets_it_through():
+    """A relative position bias made for 14x14 patches meeting a 1-patch image (timm's
+    vit_relpos at 16x16): OpenVINO's rule broadcasts the mask's 196 into L and S and gives
+    [1,6,196,64], but the weights [..., 196, 196] cannot multiply the value's one row."""
+    node = _sdpa(parameter("[1,6,1,64]"), parameter("[1,6,1,64]"), parameter("[1,6,1,64]"),
+                 parameter("[1,6,196,196]"))  # fmt: skip
+    assert node.get_output_partial_shape(0).to_string() == "[1,6,196,64]"
+    text, report = _report("1,6,1,64", "1,6,1,64", "1,6,1,64", "1,6,196,196")
+    (error,) = report.errors
+    assert error.code == "input-dims" and error.line == line_of(text, '<port id="3"', within="a")
+    assert error.message.endswith(
+        "its last dim 196 (of [1,6,196,196]) widens the key's S 1 to 196: the attention "
+        "weights [..., L, 196] cannot multiply the value's 1 row (OpenVINO's shape rule lets "
+        "this through, but no run can give it)"
+    )
+    # a mask that widens the query's L of 1 is fine: the scores broadcast, as OpenVINO's
+    _, report = _report("1,6,1,64", "1,6,5,64", "1,6,5,64", "1,6,4,5", out=(1, 6, 4, 64))
+    assert not list(report), report.to_text()
+
+
 def test_mixed_and_integer_types_are_reported():
     net = Net()
     refs = [net.param("q", "2,4,8"), net.param("k", "2,5,8", "f16"), net.param("v", "2,5,6")]
