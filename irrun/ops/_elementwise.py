@@ -144,6 +144,9 @@ class BinaryOp(Broadcasting):
     in_place = True
     #: ``rule(x, y) -> int | Dim | None`` for an element of which a Dim is involved.
     partial_rule = None
+    #: Whether ``partial_rule`` also takes an unknown left element (``None``): FloorMod's
+    #: result by a positive divisor is a size whatever the dividend.
+    partial_of_unknown = False
 
     def infer(self, inputs):
         """Output shape: the broadcast of both shapes; type per ``category``."""
@@ -166,6 +169,9 @@ class BinaryOp(Broadcasting):
         if not shape.is_static or len(shape) > 1 or shape.element_count() > MAX_ELEMENTS:
             return None
         left, right = elements_of(inputs[0]), elements_of(inputs[1])
+        if left is None and self.partial_of_unknown and right is not None:
+            if inputs[0].shape.is_static and inputs[0].shape.rank <= 1:
+                left = (None,) * inputs[0].shape.element_count()  # (every element unknown)
         if left is None or right is None or (inputs[0].value is not None and
                                              inputs[1].value is not None):  # fmt: skip
             return None  # folding computes fully constant results
@@ -175,8 +181,9 @@ class BinaryOp(Broadcasting):
         left, right = left * (count // len(left)), right * (count // len(right))
         dtype = inputs[0].element_type.numpy_dtype if inputs[0].element_type.is_integer else None
         out = []
+        unknown_left = self.partial_of_unknown
         for x, y in zip(left, right):
-            if x is None or y is None:
+            if y is None or (x is None and not unknown_left):
                 out.append(None)
             elif isinstance(x, int) and isinstance(y, int):
                 if dtype is None:
@@ -464,10 +471,33 @@ def dim_add(x, y):
 
 
 def dim_subtract(x, y):
-    """``x - y`` where ``y`` is an int (a size minus a constant, still ≥ 0), else ``None``."""
-    if isinstance(y, Dim):
+    """``x - y`` of a size and an int or a bounded interval (``7 - (h mod 7)``), when the
+    result is a size (≥ 0) for every value of both, else ``None``."""
+    (a, b), (c, d) = _bounds(x), _bounds(y)
+    if d is None:
         return None
-    return dim_add(x, -y)
+    return _dim(a - d, None if b is None else b - c)
+
+
+def dim_floor_mod(x, y):
+    """``x mod y`` (FloorMod, and Mod: ``x`` is a size) for a size and a positive divisor
+    (an int, or a size of at least 1: a window that is the dim itself): the remainders of
+    ``x``'s interval when it is shorter than an int ``y`` and does not wrap around, else
+    ``[0, min(y - 1, x)]``; ``None`` for a divisor that may be 0 or negative."""
+    c, d = _bounds(y)
+    if c < 1:
+        return None
+    if x is None:  # (FloorMod of anything by a positive divisor: 0 to y - 1)
+        return _dim(0, None if d is None else d - 1)
+    a, b = _bounds(x)
+    if a < 0:
+        return None
+    if c == d and b is not None and b - a < c and a % c <= b % c:
+        return _dim(a % c, b % c)
+    upper = None if d is None else d - 1
+    if b is not None:
+        upper = b if upper is None else min(upper, b)
+    return _dim(0, upper)
 
 
 def dim_multiply(x, y):

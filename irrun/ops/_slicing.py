@@ -38,6 +38,7 @@ __all__ = [
     "bounds_of",
     "sliced_value",
     "make_dim",
+    "sliced_dim",
     "python_slice",
     "slice_elements",
 ]
@@ -61,7 +62,9 @@ def _limit_mapped(value: int, etype_name: str) -> int:
 
 def bounds_of(info) -> list[tuple[int, int]] | None:
     """``(lower, upper)`` of each element of a start/stop input, as OpenVINO's
-    ``get_input_bounds`` gives them; ``None`` when some element is not bounded."""
+    ``get_input_bounds`` gives them, ``None`` for an element irrun knows nothing of (that
+    axis is then ``0..max``, the others keep what their own bounds give); ``None`` when
+    nothing is known of the input's elements."""
     elements = elements_of(info)
     if elements is None:
         return None
@@ -69,8 +72,8 @@ def bounds_of(info) -> list[tuple[int, int]] | None:
     bounds = []
     for element in elements:
         if element is None:
-            return None
-        if isinstance(element, Dim):
+            bounds.append(None)
+        elif isinstance(element, Dim):
             upper = INT64_MAX if element.upper is None else element.upper
             bounds.append((_limit_mapped(element.lower, name), _limit_mapped(upper, name)))
         else:
@@ -152,6 +155,13 @@ def make_dim(dim: Dim, start: tuple[int, int], stop: tuple[int, int], step: int)
         lower = sliced_value(dim.lower, start_low, stop_high, step)
         upper = sliced_value(max_length, start_high, stop_low, step)
     return _dimension(lower, upper)
+
+
+def sliced_dim(dim: Dim, start, stop, step: int) -> Dim:
+    """:func:`make_dim`, or ``0..max`` when the start or the stop bounds are not known."""
+    if start is None or stop is None:
+        return Dim(0, dim.upper)
+    return make_dim(dim, start, stop, step)
 
 
 def _dimension(lower: int, upper: int) -> Dim:

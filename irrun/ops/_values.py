@@ -124,8 +124,8 @@ def bounds_through(op, inputs, outputs) -> None:
         elements = []
         for lower, upper in zip(np.asarray(low).reshape(-1).tolist(),
                                 np.asarray(high).reshape(-1).tolist()):  # fmt: skip
-            if lower == upper and bottom < lower < top:
-                elements.append(lower)
+            if lower == upper:  # (an unknown element has bounds bottom and top: a constant
+                elements.append(lower)  # INT64_MAX, "to the end", stays known)
             elif 0 <= lower < top and lower <= upper:
                 elements.append(Dim(lower, None if upper >= top else upper))
             else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._elementwise import BinaryOp, integer_division_check
+from irrun.ops._elementwise import BinaryOp, dim_floor_mod, integer_division_check
 from irrun.ops.registry import register
 
 
@@ -22,6 +22,8 @@ class FloorMod(BinaryOp):
     """FloorMod-1."""
 
     type, version = "FloorMod", 1
+    partial_rule = staticmethod(dim_floor_mod)  # (of sizes: shape arithmetic)
+    partial_of_unknown = True  # (by a positive divisor: a size whatever the dividend)
 
     def compute(self, a, b):
         if a.dtype.kind in "iu":

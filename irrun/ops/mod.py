@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irrun.ops._elementwise import BinaryOp, in_float, integer_division_check
+from irrun.ops._elementwise import BinaryOp, dim_floor_mod, in_float, integer_division_check
 from irrun.ops.registry import register
 
 
@@ -22,6 +22,7 @@ class Mod(BinaryOp):
     """Mod-1."""
 
     type, version = "Mod", 1
+    partial_rule = staticmethod(dim_floor_mod)  # (of sizes: shape arithmetic)
 
     def compute(self, a, b):
         if a.dtype.kind in "iu":

@@ -20,7 +20,7 @@ the sliced elements. Kernel: NumPy basic slicing, a view of the input (no copy).
 from __future__ import annotations
 
 from irrun.ops._indices import check_index_type
-from irrun.ops._slicing import bounds_of, make_dim, python_slice, slice_elements
+from irrun.ops._slicing import bounds_of, python_slice, slice_elements, sliced_dim
 from irrun.ops._values import elements_of, info_of_elements, signed_ints, signed_values
 from irrun.ops.base import Op, TensorInfo, normalize_axes_or_report
 from irrun.ops.registry import register
@@ -118,7 +118,7 @@ class Slice(Op):
                     hint="use a non-zero step (negative to walk backwards)",
                 )
                 return None
-            out[axis] = make_dim(dim, start[i], stop[i], step)
+            out[axis] = sliced_dim(dim, start[i], stop[i], step)
         info = TensorInfo(Shape(out), data.element_type, why="sliced per axis")
         if rank == 1 and known and data.value is None:
             elements = elements_of(data)

@@ -17,7 +17,7 @@ Kernel: a copy of the data with the basic slice assigned; exact.
 from __future__ import annotations
 
 from irrun.ops._indices import check_index_type
-from irrun.ops._slicing import bounds_of, make_dim, python_slice
+from irrun.ops._slicing import bounds_of, python_slice, sliced_dim
 from irrun.ops._values import signed_ints, signed_values
 from irrun.ops.base import Op, TensorInfo, normalize_axes_or_report
 from irrun.ops.registry import register
@@ -117,7 +117,7 @@ class SliceScatter(Op):
         out = list(dims)
         for i, axis in enumerate(axes):
             if known and i < min(len(start), len(stop), len(steps)):
-                out[axis] = make_dim(dims[axis], start[i], stop[i], steps[i])
+                out[axis] = sliced_dim(dims[axis], start[i], stop[i], steps[i])
             else:
                 out[axis] = Dim(0, dims[axis].upper)
         return out

@@ -33,7 +33,7 @@ a view of the input.
 from __future__ import annotations
 
 from irrun.ops._indices import check_index_type
-from irrun.ops._slicing import bounds_of, make_dim, python_slice, slice_elements
+from irrun.ops._slicing import bounds_of, python_slice, slice_elements, sliced_dim
 from irrun.ops._values import elements_of, info_of_elements, signed_ints, signed_values
 from irrun.ops.base import Attribute, Op, TensorInfo
 from irrun.ops.registry import register
@@ -191,7 +191,7 @@ class StridedSlice(Op):
                     hint="use a non-zero stride (negative to walk backwards)",
                 )
                 return None
-            out.append(make_dim(dim, *self._bounds(axis, stride, dim, begin, end), stride))
+            out.append(sliced_dim(dim, *self._bounds(axis, stride, dim, begin, end), stride))
         out.extend(dims[index:])
         info = TensorInfo(Shape(out), data.element_type, why="sliced per the slice spec")
         if rank == 1 and data.value is None and len(out) <= 1:
