@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from tests.helpers.ir_text import Net, line_of
 from tests.helpers.openvino_oracle import (
-    load_in_irrun,
     check_rejected,
     check_shapes,
     constant,
+    load_in_irrun,
     model_of,
     parameter,
     run_irrun,
