@@ -61,6 +61,19 @@ VISION = [
     "timm:resnest14d", "timm:skresnet18", "timm:dpn68", "timm:xception41", "timm:lcnet_050",
     "timm:tinynet_a", "timm:fbnetc_100", "timm:hardcorenas_a", "timm:efficientnet_lite0",
     "timm:ese_vovnet19b_dw", "timm:mvitv2_tiny", "timm:focalnet_tiny_srf",
+    # detection (NMS, ROIAlign, TopK, data-dependent shapes) and more video
+    "tv:fasterrcnn_mobilenet_v3_large_320_fpn", "tv:retinanet_resnet50_fpn", "tv:ssd300_vgg16",
+    "tv:fcos_resnet50_fpn", "tv:maskrcnn_resnet50_fpn", "tv:keypointrcnn_resnet50_fpn",
+    "tv:mc3_18", "tv:swin3d_t", "tv:mvit_v2_s",
+    "timm:tnt_s_patch16_224", "timm:coat_lite_tiny", "timm:tiny_vit_5m_224",
+    "timm:efficientformerv2_s0", "timm:hiera_tiny_224", "timm:maxxvit_rmlp_nano_rw_256",
+    "timm:mixer_s16_224", "timm:vit_relpos_small_patch16_224", "timm:nextvit_small",
+    "timm:rdnet_tiny", "timm:ghostnetv2_100", "timm:starnet_s1", "timm:repghostnet_050",
+    "timm:mambaout_femto", "timm:fastvit_mci0", "timm:vit_small_patch16_rope_224",
+    "timm:caformer_s18", "timm:inception_v4", "timm:ecaresnet26t", "timm:seresnext26d_32x4d",
+    "timm:dm_nfnet_f0", "timm:gc_efficientnetv2_rw_t", "timm:resnetv2_50x1_bit",
+    "timm:levit_conv_128", "timm:efficientvit_m0", "timm:shvit_s1", "timm:swiftformer_xs",
+    "timm:regnetv_040", "timm:nasnetalarge",
 ]  # fmt: skip
 
 _SMALL = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128)
@@ -141,11 +154,52 @@ TRANSFORMERS = {
     "wavlm": ("WavLMModel", "WavLMConfig",
               dict(_SMALL, conv_dim=(32, 32), conv_stride=(5, 2), conv_kernel=(10, 3),
                    num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4)),
+    "hubert": ("HubertModel", "HubertConfig",
+               dict(_SMALL, conv_dim=(32, 32), conv_stride=(5, 2), conv_kernel=(10, 3),
+                    num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4)),
+    "clip_text": ("CLIPTextModel", "CLIPTextConfig", _SMALL),
+    "clip_vision": ("CLIPVisionModel", "CLIPVisionConfig",
+                    dict(_SMALL, image_size=64, patch_size=16)),
+    "siglip_vision": ("SiglipVisionModel", "SiglipVisionConfig",
+                      dict(_SMALL, image_size=64, patch_size=16)),
+    "dinov2": ("Dinov2Model", "Dinov2Config", dict(_SMALL, image_size=64, patch_size=16)),
+    "swin": ("SwinModel", "SwinConfig", dict(image_size=64, patch_size=4, embed_dim=16,
+                                             depths=[1, 1], num_heads=[1, 2], window_size=4)),
+    "convnext": ("ConvNextModel", "ConvNextConfig", dict(num_stages=2, hidden_sizes=[16, 32],
+                                                         depths=[1, 1],
+                                                         image_size=64)),
+    "yolos": ("YolosModel", "YolosConfig", dict(_SMALL, image_size=[64, 64], patch_size=16,
+                                                num_detection_tokens=5)),
+    "detr": ("DetrModel", "DetrConfig",
+             dict(use_timm_backbone=False, use_pretrained_backbone=False,
+                  backbone_config=dict(model_type="resnet", hidden_sizes=[16, 32],
+                                       depths=[1, 1], embedding_size=16,
+                                       out_features=["stage2"]),
+                  d_model=64, encoder_layers=1, decoder_layers=1, encoder_attention_heads=4,
+                  decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128,
+                  num_queries=10)),
+    "gpt_bigcode": ("GPTBigCodeModel", "GPTBigCodeConfig",
+                    dict(n_embd=64, n_layer=2, n_head=4, multi_query=True)),
+    "stablelm": ("StableLmModel", "StableLmConfig", dict(_SMALL, num_key_value_heads=2)),
+    "starcoder2": ("Starcoder2Model", "Starcoder2Config", dict(_SMALL, num_key_value_heads=2)),
+    "olmo": ("OlmoModel", "OlmoConfig", _SMALL),
+    "granite": ("GraniteModel", "GraniteConfig", dict(_SMALL, num_key_value_heads=2)),
+    "cohere": ("CohereModel", "CohereConfig", dict(_SMALL, num_key_value_heads=2)),
+    "qwen3": ("Qwen3Model", "Qwen3Config", dict(_SMALL, num_key_value_heads=2, head_dim=16)),
+    "xlnet": ("XLNetModel", "XLNetConfig", dict(d_model=64, n_layer=2, n_head=4, d_inner=128)),
+    "convbert": ("ConvBertModel", "ConvBertConfig", dict(_SMALL, embedding_size=64)),
+    "ernie": ("ErnieModel", "ErnieConfig", _SMALL),
+    "layoutlm": ("LayoutLMModel", "LayoutLMConfig", _SMALL),
+    "mt5": ("MT5Model", "MT5Config", dict(d_model=64, d_ff=128, num_layers=2, num_heads=4,
+                                          d_kv=16)),
+    "blenderbot": ("BlenderbotModel", "BlenderbotConfig", _SEQ2SEQ),
+    "m2m100": ("M2M100Model", "M2M100Config", _SEQ2SEQ),
 }  # fmt: skip
 _IMAGES = {"vit", "deit", "beit", "segformer", "mobilevit", "resnet", "regnet", "mobilenet_v2",
-           "focalnet"}  # fmt: skip
-_AUDIO = {"wav2vec2", "wavlm"}
-_SEQ2SEQ_MODELS = {"t5", "bart", "marian", "pegasus", "mbart"}
+           "focalnet", "clip_vision", "siglip_vision", "dinov2", "swin", "convnext", "yolos",
+           "detr"}  # fmt: skip
+_AUDIO = {"wav2vec2", "wavlm", "hubert"}
+_SEQ2SEQ_MODELS = {"t5", "bart", "marian", "pegasus", "mbart", "mt5", "blenderbot", "m2m100"}
 ARCHITECTURES = VISION + [f"hf:{name}" for name in TRANSFORMERS]
 
 
@@ -194,6 +248,16 @@ def build(name: str, folder: str, variant: str = "f16") -> None:
                   compress_to_fp16=variant != "f32")  # fmt: skip
 
 
+_DETECTION = {
+    "fasterrcnn_mobilenet_v3_large_320_fpn",
+    "retinanet_resnet50_fpn",
+    "ssd300_vgg16",
+    "fcos_resnet50_fpn",
+    "maskrcnn_resnet50_fpn",
+    "keypointrcnn_resnet50_fpn",
+}
+
+
 def _torchvision(arch: str):
     import torch
     import torchvision
@@ -204,6 +268,36 @@ def _torchvision(arch: str):
     if arch == "raft_small":
         frames = (torch.randn(1, 3, 128, 128), torch.randn(1, 3, 128, 128))
         return models.optical_flow.raft_small(weights=None).eval(), frames
+    if arch in _DETECTION:
+        size = 320 if "320" in arch else 300 if arch.startswith("ssd") else 256
+        # (the R-CNNs, RetinaNet and FCOS resize to 800 pixels unless told otherwise)
+        resize = {} if arch.startswith("ssd") else dict(min_size=size, max_size=size)
+        inner = getattr(models.detection, arch)(weights=None, weights_backbone=None,
+                                                **resize).eval()  # fmt: skip
+        # (random weights score low: keep every box, so that the outputs are not empty)
+        for name in ("box_score_thresh", "score_thresh"):
+            for owner in (inner, getattr(inner, "roi_heads", None)):
+                if owner is not None and hasattr(owner, name):
+                    setattr(owner, name, 0.0)
+
+        class Detections(torch.nn.Module):
+            """The first image's detections as a tuple of tensors (not a list of dicts)."""
+
+            def __init__(self, inner):
+                super().__init__()
+                self.inner = inner
+
+            def forward(self, x):
+                found = self.inner(list(x))[0]
+                return tuple(found[key] for key in sorted(found))
+
+        return Detections(inner).eval(), (torch.randn(1, 3, size, size),)
+    if arch in ("mc3_18", "swin3d_t", "mvit_v2_s"):
+        frames = 16 if arch == "mvit_v2_s" else 8
+        size = 224 if arch == "mvit_v2_s" else 112
+        return getattr(models.video, arch)(weights=None).eval(), (
+            torch.randn(1, 3, frames, size, size),
+        )
     if arch.startswith(("deeplab", "fcn")):
         inner = getattr(models.segmentation, arch)(weights=None, weights_backbone=None).eval()
 
