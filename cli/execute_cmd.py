@@ -56,7 +56,7 @@ shape_option = click.option(
     "Dynamic dims not given take their lower bound; without one, 1 for the batch and elsewhere "
     "the smallest of 1, 2, 4, ... 128, 224, 240, 256, 288, 299, 320, 384, 448, 512 that the "
     "model's shape rules accept (when no one size fits, an open channel dim first takes its "
-    "own: [?,?,?,?] gives [1,3,...]).",
+    "own: [?,?,?,?] gives [1,3,...]; when nothing fits, 1, and a note asks for --shape).",
 )
 save_inputs_option = click.option(
     "--save-inputs",
@@ -77,28 +77,38 @@ def resolve_inputs(model, inputs_path, seed, shape_texts, save_inputs_path):
         if shape_texts or save_inputs_path:
             raise click.UsageError("--shape and --save-inputs apply to random inputs, not --inputs")
         return inputs_path
-    from irrun.execution import random_inputs
-    from irrun.execution.inputs import save_inputs
+    from irrun.execution.inputs import choose_inputs, save_inputs
 
     shapes = parse_shapes(shape_texts)
-    inputs = random_inputs(model, seed=seed, shapes=shapes)
+    inputs, unfitted = choose_inputs(model, seed=seed, shapes=shapes)
     if save_inputs_path is not None:
         save_inputs(save_inputs_path, inputs)
-    _note_chosen_shapes(model, inputs, shapes)
+    _note_chosen_shapes(model, inputs, shapes, unfitted)
     return inputs
 
 
-def _note_chosen_shapes(model, inputs, shapes) -> None:
-    """Say on stderr which shape each random input with dynamic dims got (the user did not)."""
+def _note_chosen_shapes(model, inputs, shapes, unfitted=()) -> None:
+    """Say on stderr which shape each random input with dynamic dims got (the user did not),
+    and when no size irrun tries fits the model."""
     given = {id(model.input(name)) for name in shapes}  # (names checked by random_inputs)
     for model_input in model.inputs:
         if model_input.shape.is_static or id(model_input) in given:
             continue
         array = inputs[model_input.name]
+        name = model_input.name
+        if name in unfitted:
+            click.echo(
+                f"irrun: note: random input {name!r} {model_input.shape} is {array.dtype} "
+                f"{list(array.shape)}: no size irrun tries for its dynamic dims (1, 2, 4 ... 512 "
+                "for all of them, 1 to 16 one at a time) fits the model's shape rules, so the "
+                f"run will likely fail; give its shape with --shape {name}=...",
+                err=True,
+            )
+            continue
         click.echo(
-            f"irrun: note: random input {model_input.name!r} {model_input.shape} is "
+            f"irrun: note: random input {name!r} {model_input.shape} is "
             f"{array.dtype} {list(array.shape)} (the sizes irrun chose for its dynamic dims; "
-            f"--shape {model_input.name}=... gives others)",
+            f"--shape {name}=... gives others)",
             err=True,
         )
 
@@ -160,7 +170,8 @@ def execute_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
     dynamic dims from --shape, else their lower bound, else 1 for the batch and
     the smallest size the model's shape rules accept elsewhere (a converted
     CNN's [?,3,?,?] image gets the smallest size its kernels and strides take;
-    an open channel dim, [?,?,?,?], takes its own size first: 3).
+    an open channel dim, [?,?,?,?], takes its own size first: 3; when no size
+    fits, 1, and a note on stderr asks for --shape).
     """
     import numpy as np
 

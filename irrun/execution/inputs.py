@@ -19,7 +19,9 @@
   ``[?,?,?,?]``), the first gets the smallest of :data:`ONE_BY_ONE_SIZES` accepted while the
   others stay open, and the others one size as above (``[1,3,224,224]``; then the first two,
   and so on; a single open dim gets the smallest of them). When that fails too,
-  :data:`DEFAULT_DIM` (1), and the run says which layer refuses it. An input of dynamic rank
+  :data:`DEFAULT_DIM` (1): :func:`choose_inputs` names those inputs (the command line says
+  that nothing fits and asks for ``--shape``), and the run says which layer refuses it (a
+  video model that takes 16 frames of 224x224 only). An input of dynamic rank
   needs its shape in ``shapes``.
 """
 
@@ -34,6 +36,7 @@ from irrun.text import short_text
 
 __all__ = [
     "random_inputs",
+    "choose_inputs",
     "save_inputs",
     "DEFAULT_DIM",
     "DEFAULT_INTEGER_RANGE",
@@ -91,6 +94,12 @@ def random_inputs(model, *, seed: int = 0, shapes: dict | None = None) -> dict:
     ...       == inputs["neg:in0"]).all())
     True
     """
+    return choose_inputs(model, seed=seed, shapes=shapes)[0]
+
+
+def choose_inputs(model, *, seed: int = 0, shapes: dict | None = None) -> tuple[dict, list]:
+    """:func:`random_inputs`, and the names of the inputs whose open dims no tried size fits
+    (they got :data:`DEFAULT_DIM`, and a run will likely fail: their shapes are better given)."""
     from irrun.validation import validate
 
     given = _resolve_shapes(model, shapes or {})
@@ -99,14 +108,19 @@ def random_inputs(model, *, seed: int = 0, shapes: dict | None = None) -> dict:
     chosen = {id(i): _shape(model, i, given.get(id(i))) for i in model.inputs}
     open_dims = {id(i): _open_dims(i) for i in model.inputs
                  if id(i) not in given and i.layer.type == "Parameter"}  # fmt: skip
+    unfitted = []
     if any(open_dims.values()):
-        chosen = _fitting_shapes(model, chosen, open_dims)
+        fitted = _fitting_shapes(model, chosen, open_dims)
+        if fitted is None:
+            unfitted = [i.name for i in model.inputs if open_dims.get(id(i))]
+        else:
+            chosen = fitted
     rng = np.random.default_rng(seed)
     arrays = {}
     for model_input in model.inputs:
         etype = model_input.element_type
         arrays[model_input.name] = _draw(rng, model, model_input, etype, chosen[id(model_input)])
-    return arrays
+    return arrays, unfitted
 
 
 def _open_dims(model_input) -> list[int]:
@@ -122,15 +136,11 @@ def _open_dims(model_input) -> list[int]:
 
 def _fitting_shapes(model, chosen: dict, open_dims: dict) -> dict:
     """``chosen`` with the open dims set to the smallest of TRIED_SIZES that the model's shape
-    rules accept for every input at once, else with the first ones fitted alone (unchanged
+    rules accept for every input at once, else with the first ones fitted alone (``None``
     when nothing fits)."""
     by_id = {id(i): i for i in model.inputs}
     dims = [(key, axis) for key, axes in open_dims.items() for axis in axes]
-    return (
-        _one_size(model, by_id, chosen, {}, dims)
-        or _first_alone(model, by_id, chosen, dims)
-        or chosen
-    )
+    return _one_size(model, by_id, chosen, {}, dims) or _first_alone(model, by_id, chosen, dims)
 
 
 def _one_size(model, by_id, chosen: dict, fixed: dict, dims: list) -> dict | None:

@@ -10,6 +10,7 @@ from irrun.cli.execute_cmd import ProgressBar
 from openvino import opset1
 
 import irrun
+from irrun.execution.inputs import choose_inputs
 from irrun.ops.base import Op
 from irrun.ops.registry import register, resolve
 from tests.helpers.cli import invoke
@@ -136,9 +137,21 @@ def test_an_open_channel_dim_is_fitted_before_the_image_dims(tmp_path):
     # A channel dim open alone takes 3 too (no size of TRIED_SIZES fits it).
     model = irrun.load(_cnn(tmp_path, [1, -1, 5, 5]))
     assert model.random_inputs()["x"].shape == (1, 3, 5, 5)
-    # Nothing fits an image dim capped at 0..2 under a 3x3 kernel: every open dim stays 1.
+    # Nothing fits an image dim capped at 0..2 under a 3x3 kernel: every open dim stays 1,
+    # and the command line says so.
     model = irrun.load(_cnn(tmp_path, [-1, -1, ov.Dimension(0, 2), -1]))
     assert model.random_inputs()["x"].shape == (1, 1, 1, 1)
+    inputs, unfitted = choose_inputs(model)
+    assert unfitted == ["x"] and inputs["x"].shape == (1, 1, 1, 1)
+    assert choose_inputs(irrun.load(_cnn(tmp_path, [-1, 3, -1, -1])))[1] == []
+    result = invoke("execute", _cnn(tmp_path, [-1, -1, ov.Dimension(0, 2), -1]),
+                    catch_exceptions=True)  # fmt: skip
+    assert result.exit_code == 1
+    assert (
+        "irrun: note: random input 'x' [?,?,..2,?] is float32 [1, 1, 1, 1]: no size irrun tries "
+        "for its dynamic dims (1, 2, 4 ... 512 for all of them, 1 to 16 one at a time) fits the "
+        "model's shape rules, so the run will likely fail; give its shape with --shape x=..."
+    ) in result.output
 
 
 def test_execute_of_a_dynamic_cnn_without_shapes_runs(tmp_path):
