@@ -501,7 +501,7 @@ class _Judge:
                                     (ours, theirs))  # fmt: skip
         if not label and layer.bodies:  # (OpenVINO returns no tensor of a body)
             label = self._inside(layer, arrays)
-        if not label and results is not None and (entry.isolated or not differing):
+        if not label and (entry.isolated or not differing):
             label = self._alone(layer, entry.output_index, arrays, results, etype, tolerance)
         known = [e for e in differing if e.status == KNOWN]
         if label:
