@@ -45,10 +45,15 @@ def _number_or_none(value):
               help="Rounding tolerance for float results of ops that round, relative to the "
                    "largest |value| of OpenVINO's tensor; 0 compares bit for bit.  [default: "
                    "f32 1e-4, f16 1e-2, bf16 6e-2, f64 1e-10]")  # fmt: skip
+@click.option("--memory-limit", "memory_limit", type=click.IntRange(min=1), default=None,
+              metavar="MIB",
+              help="About how many MiB of tensors to hold at once; when the model's take more, "
+                   "the layers are compared a part at a time (OpenVINO runs once per part).  "
+                   "[default: a sixth of the available memory]")  # fmt: skip
 @format_option
 @handle_errors
 def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs, rtol,
-                    output_format):  # fmt: skip
+                    memory_limit, output_format):  # fmt: skip
     """Run MODEL.xml with irrun and with OpenVINO's CPU plugin on the inputs in DATA.npz and
     compare every layer output.
 
@@ -87,12 +92,19 @@ def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
       not compared: WHY
 
     then a summary line naming the first divergence. --format json gives
-    the same as an object (schema irrun.compare/3).
+    the same as an object (schema irrun.compare/4).
 
     A layer irrun has no kernel for is bridged: OpenVINO's outputs of it are
     fed to the layers after it, which are compared as usual; the report
     names the bridged layers. Without --inputs, seeded random inputs are
     used (as for execute).
+
+    Every tensor of both runs is held until it is judged. When irrun's
+    tensors together take more than --memory-limit, the layers are compared
+    a part at a time: OpenVINO runs once per part, returning only that
+    part's tensors and those they are computed from, and irrun runs again
+    keeping the same; the verdicts are those of a comparison at once, and
+    the summary says how many parts it took.
 
     Needs the optional openvino package: pip install 'irrun[openvino]'.
     OpenVINO runs in a child process, so a crash of its plugin is reported
@@ -123,7 +135,8 @@ def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs,
         )
     try:
         inputs = resolve_inputs(models[0], inputs_path, seed, shape_texts, save_inputs)
-        comparison = compare(models[0], inputs, rtol=rtol)
+        limit = None if memory_limit is None else memory_limit << 20
+        comparison = compare(models[0], inputs, rtol=rtol, memory_limit=limit)
     except OpenVINONotInstalled as exc:
         click.echo(f"irrun: error: {exc}", err=True)
         sys.exit(EXIT_UNUSABLE)

@@ -19,6 +19,8 @@ segfaults in OpenVINO 2026.4); a crash is then reported as :class:`OpenVINOError
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 
 import numpy as np
@@ -63,7 +65,8 @@ __all__ = [
 
 
 def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, seed: int = 0,
-            shapes=None, rtol: float | None = None) -> Comparison:  # fmt: skip
+            shapes=None, rtol: float | None = None,
+            memory_limit: int | None = None) -> Comparison:  # fmt: skip
     """Run ``model`` with irrun and with OpenVINO on ``inputs`` and compare every tensor.
 
     Parameters
@@ -86,6 +89,12 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
         *within rounding*: relative to the largest magnitude of OpenVINO's tensor (see
         :mod:`irrun.compare.tolerance`). ``None``: :data:`ROUNDING_RTOL` of its element type
         (1e-4 for f32); ``0``: bit for bit.
+    memory_limit : int, optional
+        About how many bytes of tensors to hold at once. When irrun's tensors together take
+        more, the layers are compared a part at a time: OpenVINO runs once per part,
+        returning only that part's tensors and those they are computed from, and irrun runs
+        again keeping the same (``Comparison.passes`` says how many parts; the verdicts are
+        those of a comparison at once). ``None``: a sixth of the memory available.
 
     Returns
     -------
@@ -172,47 +181,205 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
         "config": config,
         "feeds": _openvino_feeds(model, feeds),
     }
-    outputs_of: dict[int, np.ndarray] = {}
-    inputs_of: dict[int, list] = {}
-    bridged: list = []
-    not_run: dict[int, str] = {}
+    budget = _memory_budget() if memory_limit is None else memory_limit
+    runs = _Runs(compiled, inputs, budget)
+    run_openvino_on = _run_isolated if isolate else _run_in_process
 
-    def record(step):
-        inputs_of[id(step.layer)] = step.inputs
-        for port, array in zip(step.layer.outputs, step.outputs):
-            outputs_of[id(port)] = array
-        if step.bridged:
-            bridged.append(step.layer)
+    def openvino_run(expose=None):
+        answer = run_openvino_on({**request, "expose": expose})
+        if "crashed" in answer or "error" in answer:
+            raise _openvino_failure(model, answer, runs.inputs_of, device)
+        return answer
 
-    def run_irrun(bridge):
+    missing = compiled.missing_kernels
+    if not missing:
+        # irrun first: a model it cannot run on these inputs is refused before OpenVINO runs,
+        # and its per-layer inputs name suspects if OpenVINO crashes.
+        runs.run(None)
+    else:
+        runs.size(missing)  # (irrun runs what it can, its tensors measured, not kept)
+    if not runs.overflowed:
+        # Everything at once: every tensor of both runs held together.
+        openvino = openvino_run()
+        if missing:
+            # Layers irrun has no kernel for take OpenVINO's outputs (bridged), so everything
+            # else is still compared.
+            runs.run(_bridge(missing, openvino))
+        builder = _Builder(model, openvino, runs, device, compiled, rtol, isolate, config)
+        builder.judge_layers(model.topological_order())
+        return builder.comparison()
+    # Too many bytes to hold at once: the layers are compared a part at a time, OpenVINO
+    # returning only the part's tensors and those of its producers, irrun keeping the same.
+    parts = _parts(model, runs.sizes, budget)
+    always = [(layer.name, index) for layer in missing for index in range(len(layer.outputs))]
+    builder = None
+    for part in parts:
+        openvino = openvino_run(sorted({*always, *_keys_read(part)}))
+        runs.run(_bridge(missing, openvino) if missing else None, keep=part)
+        if builder is None:
+            builder = _Builder(model, openvino, runs, device, compiled, rtol, isolate, config)
+        else:
+            builder.next_part(openvino)
+        builder.judge_layers(part)
+    return builder.comparison(passes=len(parts))
+
+
+def _memory_budget() -> int:
+    """Bytes of tensors :func:`compare` keeps at once by default: a sixth of the memory the
+    system has available (each tensor is held about four times over: irrun's, OpenVINO's in
+    its process, its bytes on their way here, decoded here), at least 256 MiB."""
+    available = None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as stream:
+            for line in stream:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    if available is None:
         try:
-            results = compiled.run(inputs, on_step=record, bridge=bridge, partial=bool(bridge))
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            available = 8 << 30
+    return max(available // 6, 256 << 20)
+
+
+class _Runs:
+    """irrun's runs for a comparison: the tensors they keep (every layer's, or those of a
+    part of the layers), the bytes of every tensor, which layers ran, bridged or could not
+    run, and the error that stopped a run."""
+
+    def __init__(self, compiled, inputs, budget: int):
+        self.compiled = compiled
+        self.inputs = inputs
+        self.budget = budget
+        self.outputs_of: dict[int, np.ndarray] = {}  # id(port) -> irrun's tensor
+        self.inputs_of: dict[int, list] = {}  # id(layer) -> irrun's inputs of it
+        self.sizes: dict[int, int] = {}  # id(port) -> bytes of its tensor
+        self.ran: set[int] = set()  # id(layer) of every layer run (or bridged)
+        self.bridged: dict[int, object] = {}  # id(layer) -> a layer given OpenVINO's outputs
+        self.not_run: dict[int, str] = {}  # id(layer) -> why a partial run left it out
+        self.error = None  # the ExecutionError that stopped the last run part-way
+        self.overflowed = False  # the tensors outgrew the budget: compared in parts
+        self._kept_bytes = 0
+        self._keep = None  # ids of the layers whose tensors are kept (None: every one)
+
+    def _record(self, step) -> None:
+        layer = step.layer
+        key = id(layer)
+        self.ran.add(key)
+        if step.bridged:
+            self.bridged[key] = layer
+        measured = 0
+        for port, array in zip(layer.outputs, step.outputs):
+            size = getattr(array, "nbytes", 0)
+            self.sizes[id(port)] = size
+            measured += size
+        if self._keep is not None and key not in self._keep:
+            return
+        if self._keep is None:
+            self._kept_bytes += measured
+            if self._kept_bytes > self.budget:  # let go: the rest is measured only
+                self.overflowed = True
+                self._keep = frozenset()
+                self.outputs_of.clear()
+                self.inputs_of.clear()
+                return
+        self.inputs_of[key] = step.inputs
+        for port, array in zip(layer.outputs, step.outputs):
+            self.outputs_of[id(port)] = array
+
+    def run(self, bridge, keep=None) -> None:
+        """Run once (``bridge``: OpenVINO's outputs of the layers without a kernel), keeping
+        the tensors of the layers in ``keep`` (``None``: of every layer, until they outgrow
+        the budget)."""
+        self.outputs_of.clear()
+        self.inputs_of.clear()
+        self._keep = None if keep is None else frozenset(id(layer) for layer in keep)
+        self._kept_bytes = 0
+        self.error = None
+        try:
+            results = self.compiled.run(self.inputs, on_step=self._record, bridge=bridge,
+                                        partial=bool(bridge))  # fmt: skip
         except UnsupportedOpError:
             raise
         except ExecutionError as exc:
-            if not inputs_of:
+            if not self.ran:
                 raise
-            return exc
+            self.error = exc
+            return
         for entry in results.not_run:
-            not_run[id(entry.layer)] = entry.reason
-        return None
+            self.not_run[id(entry.layer)] = entry.reason
 
-    if not compiled.missing_kernels:
-        # irrun first: a model it cannot run on these inputs is refused before OpenVINO runs,
-        # and its per-layer inputs name suspects if OpenVINO crashes.
-        irrun_error = run_irrun(None)
-        openvino = _run_isolated(request) if isolate else _run_in_process(request)
-        if "crashed" in openvino or "error" in openvino:
-            raise _openvino_failure(model, openvino, inputs_of, device)
-    else:
-        # Layers irrun has no kernel for take OpenVINO's outputs (bridged), so everything
-        # else is still compared.
-        openvino = _run_isolated(request) if isolate else _run_in_process(request)
-        if "crashed" in openvino or "error" in openvino:
-            raise _openvino_failure(model, openvino, inputs_of, device)
-        irrun_error = run_irrun(_bridge(compiled.missing_kernels, openvino))
-    return _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol,
-                  bridged, not_run, isolate=isolate, config=config)  # fmt: skip
+    def size(self, missing) -> None:
+        """Measure the tensors of a model with layers irrun has no kernel for: run what can
+        be run, keeping nothing; a tensor it cannot compute counts with its inferred shape
+        when that is static."""
+        self._keep = frozenset()
+        with contextlib.suppress(ExecutionError):  # (the run that counts reports it)
+            self.compiled.run(self.inputs, on_step=self._record, partial=True)
+        self.ran.clear()
+        self.bridged.clear()
+        self.not_run.clear()
+        total = sum(self.sizes.values())
+        for layer in self.compiled.model.layers:
+            for port in layer.outputs:
+                if id(port) not in self.sizes:
+                    self.sizes[id(port)] = _static_bytes(port)
+                    total += self.sizes[id(port)]
+        self.overflowed = total > self.budget
+        self._keep = None
+
+
+def _static_bytes(port) -> int:
+    """The bytes of ``port``'s tensor by its inferred shape and type, 0 when not static."""
+    shape = port.shape
+    etype = port.inferred_type or port.element_type
+    if not shape.is_static or etype is None or etype.numpy_dtype is None:
+        return 0
+    return math.prod(shape.to_tuple()) * np.dtype(etype.numpy_dtype).itemsize
+
+
+def _parts(model, sizes: dict, budget: int) -> list[list]:
+    """The compared layers in execution order, cut into runs whose tensors (their own and
+    those of the layers they read) take at most ``budget`` bytes; a layer that alone takes
+    more is a part of its own."""
+    parts, part, producers, total = [], [], set(), 0
+    for layer in model.topological_order():
+        if layer.type in _SKIPPED_TYPES:
+            continue
+        cost = sum(sizes.get(id(port), 0) for port in layer.outputs)
+        reads = []
+        for port in layer.inputs:
+            producer = layer.graph.producer(port)
+            if producer is not None and producer.layer.type not in _SKIPPED_TYPES:
+                reads.append(producer)
+        extra = sum(sizes.get(id(p), 0) for p in reads if id(p) not in producers)
+        if part and total + cost + extra > budget:
+            parts.append(part)
+            part, producers, total = [], set(), 0
+            extra = sum(sizes.get(id(p), 0) for p in reads)
+        part.append(layer)
+        total += cost + extra
+        producers.update(id(port) for port in layer.outputs)
+        producers.update(id(p) for p in reads)
+    if part:
+        parts.append(part)
+    return parts or [[]]
+
+
+def _keys_read(layers) -> set:
+    """OpenVINO's keys, ``(layer name, output index)``, of the outputs of ``layers`` and of
+    the outputs they read."""
+    keys = set()
+    for layer in layers:
+        keys.update((layer.name, index) for index in range(len(layer.outputs)))
+        for port in layer.inputs:
+            producer = layer.graph.producer(port)
+            if producer is not None:
+                keys.add((producer.layer.name, producer.index))
+    return keys
 
 
 def _bridge(layers, openvino) -> dict:
@@ -289,98 +456,127 @@ def _openvino_failure(model, openvino: dict, inputs_of: dict, device: str) -> Op
     return OpenVINOError(message, file=model.file)
 
 
-def _build(model, openvino, outputs_of, inputs_of, irrun_error, device, compiled, rtol=None,
-           bridged=(), not_run=None, isolate=True, config=None) -> Comparison:  # fmt: skip
-    from irrun.element_types import from_numpy_dtype
-    from irrun.execution import tensor_name
-    from irrun.ops.registry import resolve_layer
+class _Builder:
+    """Builds the :class:`Comparison` layer by layer, from irrun's runs and OpenVINO's
+    answers (one, or one per part of the layers)."""
 
-    name_counts: dict[str, int] = {}
-    for name in openvino["names"]:
-        name_counts[name] = name_counts.get(name, 0) + 1
-    produced = {}
-    for key, type_name, shape, payload in openvino["outputs"]:
-        produced[key] = (type_name, shape, payload)
-    irrun_names: dict[str, int] = {}
-    for layer in model.layers:
-        irrun_names[layer.name] = irrun_names.get(layer.name, 0) + 1
+    def __init__(self, model, openvino, runs, device, compiled, rtol, isolate, config):
+        self.model = model
+        self.openvino = openvino
+        self.runs = runs
+        self.device = device
+        self.rtol = rtol
+        self.name_counts: dict[str, int] = {}
+        for name in openvino["names"]:
+            self.name_counts[name] = self.name_counts.get(name, 0) + 1
+        self.irrun_names: dict[str, int] = {}
+        for layer in model.layers:
+            self.irrun_names[layer.name] = self.irrun_names.get(layer.name, 0) + 1
+        self.produced = _produced(openvino)
+        self.judge = _Judge(compiled, self.produced, self.name_counts, runs.inputs_of, device,
+                            rtol, isolate, config)  # fmt: skip
+        self.entries: dict[int, TensorComparison] = {}
+        self.tensors: list[TensorComparison] = []
+        # Steps come in execution order, so irrun stopped at the first layer without one.
+        self.failed = next((layer for layer in model.topological_order()
+                            if id(layer) not in runs.ran and id(layer) not in runs.not_run),
+                           None)  # fmt: skip
 
-    judge = _Judge(compiled, produced, name_counts, inputs_of, device, rtol, isolate, config)
-    order = model.topological_order()
-    not_run = not_run or {}
-    bridged_ids = {id(layer) for layer in bridged}
-    # Steps come in this order, so irrun stopped at the first layer without one.
-    failed = next((layer for layer in order
-                   if id(layer) not in inputs_of and id(layer) not in not_run), None)  # fmt: skip
-    entries: dict[int, TensorComparison] = {}
-    tensors = []
-    for layer in order:
-        if layer.type in _SKIPPED_TYPES:
-            continue
-        op_class = resolve_layer(layer)
-        op = f"{op_class.type}-{op_class.version}" if op_class is not None else layer.type
-        for index, port in enumerate(layer.outputs):
-            key = (layer.name, index)
-            etype = port.inferred_type or port.element_type
-            ov_port = openvino["ports"].get(key)
-            entry = TensorComparison(
-                tensor=tensor_name(port),
-                layer=layer.describe(),
-                layer_id=layer.id,
-                layer_name=layer.name,
-                layer_type=layer.type,
-                op=op,
-                port=port.id,
-                output_index=index,
-                line=port.line or layer.line,
-                status=NOT_COMPARED,
-                inferred_shape=str(port.shape),
-                element_type=etype.name if etype is not None else None,
-            )
-            ambiguous = irrun_names.get(layer.name, 0) > 1 or name_counts.get(layer.name, 0) > 1
-            if ov_port is not None and not ambiguous:
-                entry.openvino_shape = _shape_text(ov_port[0])
-                entry.openvino_type = ov_port[1]
-            tensors.append(entry)
-            entries[id(port)] = entry
-            ours = outputs_of.get(id(port))
-            if ambiguous:
-                entry.reason = f"layer name {layer.name!r} is not unique: it cannot be matched"
-            elif name_counts.get(layer.name, 0) == 0:
-                entry.reason = f"OpenVINO's model has no layer named {layer.name!r}"
-            elif key not in produced and layer.type == "Assign":
-                entry.reason = _ASSIGN_NOT_RETURNED
-            elif key not in produced:
-                entry.reason = f"OpenVINO did not return output {index} of {layer.name!r}"
-            elif id(layer) in bridged_ids:
-                entry.reason = (
-                    "bridged: irrun has no kernel for it; OpenVINO's output was fed to the "
-                    "layers after it"
+    def next_part(self, openvino) -> None:
+        """OpenVINO's answer for the next part of the layers."""
+        self.openvino = openvino
+        self.produced = self.judge.produced = _produced(openvino)
+        self.judge.inputs_of = self.runs.inputs_of
+
+    def judge_layers(self, layers) -> None:
+        """A :class:`TensorComparison` for every output of ``layers`` (in execution order)."""
+        from irrun.element_types import from_numpy_dtype
+        from irrun.execution import tensor_name
+        from irrun.ops.registry import resolve_layer
+
+        runs, produced, judge = self.runs, self.produced, self.judge
+        name_counts = self.name_counts
+        for layer in layers:
+            if layer.type in _SKIPPED_TYPES:
+                continue
+            op_class = resolve_layer(layer)
+            op = f"{op_class.type}-{op_class.version}" if op_class is not None else layer.type
+            for index, port in enumerate(layer.outputs):
+                key = (layer.name, index)
+                etype = port.inferred_type or port.element_type
+                ov_port = self.openvino["ports"].get(key)
+                entry = TensorComparison(
+                    tensor=tensor_name(port),
+                    layer=layer.describe(),
+                    layer_id=layer.id,
+                    layer_name=layer.name,
+                    layer_type=layer.type,
+                    op=op,
+                    port=port.id,
+                    output_index=index,
+                    line=port.line or layer.line,
+                    status=NOT_COMPARED,
+                    inferred_shape=str(port.shape),
+                    element_type=etype.name if etype is not None else None,
                 )
-            elif id(layer) in not_run:
-                entry.reason = f"irrun could not run it: {not_run[id(layer)]}"
-            elif ours is None and id(layer) in inputs_of:
-                entry.reason = "irrun did not return it"
-            elif ours is None and failed is layer:
-                entry.reason = f"irrun failed here: {irrun_error.message}"
-            elif ours is None:
-                entry.reason = f"irrun stopped before it, at {failed.describe()}"
-            else:
-                theirs = _decode_output(*produced[key])
-                if etype is None or etype.name == "dynamic":
-                    etype = from_numpy_dtype(ours.dtype)
-                judge(entry, layer, op_class, ours, theirs, etype, entries)
-        judge.done(layer)
-    return Comparison(
-        file=model.file,
-        device=device,
-        openvino_version=openvino["version"],
-        tensors=tensors,
-        irrun_error=irrun_error.message if irrun_error is not None else None,
-        irrun_error_line=irrun_error.line if irrun_error is not None else None,
-        bridged=[layer.describe() for layer in bridged],
-        rtol=_rtol_text(rtol),
-    )
+                ambiguous = (self.irrun_names.get(layer.name, 0) > 1
+                             or name_counts.get(layer.name, 0) > 1)  # fmt: skip
+                if ov_port is not None and not ambiguous:
+                    entry.openvino_shape = _shape_text(ov_port[0])
+                    entry.openvino_type = ov_port[1]
+                self.tensors.append(entry)
+                self.entries[id(port)] = entry
+                ours = runs.outputs_of.get(id(port))
+                if ambiguous:
+                    entry.reason = f"layer name {layer.name!r} is not unique: it cannot be matched"
+                elif name_counts.get(layer.name, 0) == 0:
+                    entry.reason = f"OpenVINO's model has no layer named {layer.name!r}"
+                elif key not in produced and layer.type == "Assign":
+                    entry.reason = _ASSIGN_NOT_RETURNED
+                elif key not in produced:
+                    entry.reason = f"OpenVINO did not return output {index} of {layer.name!r}"
+                elif id(layer) in runs.bridged:
+                    entry.reason = (
+                        "bridged: irrun has no kernel for it; OpenVINO's output was fed to the "
+                        "layers after it"
+                    )
+                elif id(layer) in runs.not_run:
+                    entry.reason = f"irrun could not run it: {runs.not_run[id(layer)]}"
+                elif ours is None and id(layer) in runs.ran:
+                    entry.reason = "irrun did not return it"
+                elif ours is None and self.failed is layer:
+                    entry.reason = f"irrun failed here: {runs.error.message}"
+                elif ours is None:
+                    entry.reason = f"irrun stopped before it, at {self.failed.describe()}"
+                else:
+                    theirs = _decode_output(*produced[key])
+                    if etype is None or etype.name == "dynamic":
+                        etype = from_numpy_dtype(ours.dtype)
+                    judge(entry, layer, op_class, ours, theirs, etype, self.entries)
+            judge.done(layer)
+
+    def comparison(self, passes: int = 1) -> Comparison:
+        """The comparison of every layer judged."""
+        error = self.runs.error
+        bridged = [layer for layer in self.model.topological_order()
+                   if id(layer) in self.runs.bridged]  # fmt: skip
+        return Comparison(
+            file=self.model.file,
+            device=self.device,
+            openvino_version=self.openvino["version"],
+            tensors=self.tensors,
+            irrun_error=error.message if error is not None else None,
+            irrun_error_line=error.line if error is not None else None,
+            bridged=[layer.describe() for layer in bridged],
+            rtol=_rtol_text(self.rtol),
+            passes=passes,
+        )
+
+
+def _produced(openvino) -> dict:
+    """OpenVINO's tensors keyed ``(layer name, output index)``: ``(type, shape, bytes)``."""
+    return {key: (type_name, shape, payload)
+            for key, type_name, shape, payload in openvino["outputs"]}  # fmt: skip
 
 
 def _rtol_text(rtol) -> str:

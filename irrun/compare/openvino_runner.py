@@ -38,7 +38,9 @@ def run_openvino(request: dict) -> dict:
     (``{Parameter name: (element type name, shape, raw bytes or list of str)}``), and
     optionally ``body``: ``[(friendly name, body index), ...]``, the path to a sub-graph
     op's body (index 0 an If's then_body, 1 its else_body), which is then run alone, fed
-    by its Parameters' names. Returns the
+    by its Parameters' names, and optionally ``expose``: the ``(friendly name, output
+    index)`` keys of the only layer outputs to return (``None`` or absent: every one; a
+    comparison in several passes asks for a part at a time). Returns the
     OpenVINO version, every node's output shapes and types after ``read_model`` (keyed
     ``(friendly name, output index)``), the friendly names seen, and every output tensor as
     ``(key, element type name, shape, raw bytes or list of str)``.
@@ -56,6 +58,8 @@ def run_openvino(request: dict) -> dict:
             raise RuntimeError(f"OpenVINO's model has {len(found)} layers named {name!r}")
         ov_model = found[0].get_function(index)
     ports, names, exposed = {}, [], []
+    wanted = request.get("expose")
+    wanted = None if wanted is None else set(wanted)
     for node in ov_model.get_ordered_ops():
         name = node.get_friendly_name()
         names.append(name)
@@ -67,7 +71,8 @@ def run_openvino(request: dict) -> dict:
         # (an Assign's output is its input, exposed where it is made; the CPU plugin refuses
         # a Result on it: "Incorrect output port number for node Assign")
         if node.get_type_name() not in ("Result", "Parameter", "Constant", "Assign"):
-            exposed.extend(node.outputs())
+            exposed.extend(output for index, output in enumerate(node.outputs())
+                           if wanted is None or (name, index) in wanted)  # fmt: skip
     if exposed:
         ov_model.add_outputs(exposed)
     keys = []

@@ -237,6 +237,9 @@ class Comparison:
     bridged: list[str] = field(default_factory=list)
     #: The rounding tolerance used, as text (``bit for bit``, ``f64 1e-10, f32 0.0001, ...``).
     rtol: str = ""
+    #: How many parts the layers were compared in (more than 1: their tensors together
+    #: outgrew ``compare``'s memory limit).
+    passes: int = 1
 
     @property
     def ok(self) -> bool:
@@ -296,6 +299,8 @@ class Comparison:
                      "precisely)")  # fmt: skip
         if self.bridged:
             text += f"; {len(self.bridged)} layer(s) bridged with OpenVINO's outputs"
+        if self.passes > 1:
+            text += f"; compared in {self.passes} parts to stay within the memory limit"
         first = self.first_divergence
         if first is not None:
             text += f"; first divergence: {first.where} (line {first.line})"
@@ -323,12 +328,13 @@ class Comparison:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """The JSON form (``irrun compare --format json``, schema ``irrun.compare/3``: version
-        2 had no ``shape_precision``, ``shapes_more_precise`` or ``shapes_less_precise``, and
-        its ``shape_agrees`` was true only for identical shapes; version 1 had no ``rounding``
-        status, ``rtol``, ``isolated``, ``relative_diff`` or ``tolerance``)."""
+        """The JSON form (``irrun compare --format json``, schema ``irrun.compare/4``: version
+        3 had no ``passes``; version 2 had no ``shape_precision``, ``shapes_more_precise`` or
+        ``shapes_less_precise``, and its ``shape_agrees`` was true only for identical shapes;
+        version 1 had no ``rounding`` status, ``rtol``, ``isolated``, ``relative_diff`` or
+        ``tolerance``)."""
         return {
-            "schema": "irrun.compare/3",
+            "schema": "irrun.compare/4",
             "file": self.file,
             "device": self.device,
             "openvino_version": self.openvino_version,
@@ -341,6 +347,7 @@ class Comparison:
             "irrun_error": self.irrun_error,
             "irrun_error_line": self.irrun_error_line,
             "bridged": self.bridged,
+            "passes": self.passes,
             "tensors": [t.to_dict() for t in self.tensors],
         }
 

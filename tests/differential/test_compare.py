@@ -175,7 +175,7 @@ def test_gather7_negative_indices_are_a_known_cpu_deviation(negative_gather7_xml
 
 def test_the_json_form_carries_every_number(chain_xml, perturbed_concat):
     payload = compare(irrun.load(chain_xml), {"x": X}).to_dict()
-    assert payload["schema"] == "irrun.compare/3" and payload["ok"] is False
+    assert payload["schema"] == "irrun.compare/4" and payload["ok"] is False
     assert payload["summary"] == {
         "tensors": 3, "match": 1, "rounding": 0, "differs": 1, "downstream": 1,
         "known_deviation": 0, "not_compared": 0, "shape_mismatches": 0,
