@@ -64,7 +64,7 @@ VISION = [
     # detection (NMS, ROIAlign, TopK, data-dependent shapes) and more video
     "tv:fasterrcnn_mobilenet_v3_large_320_fpn", "tv:retinanet_resnet50_fpn", "tv:ssd300_vgg16",
     "tv:fcos_resnet50_fpn", "tv:maskrcnn_resnet50_fpn", "tv:keypointrcnn_resnet50_fpn",
-    "tv:mc3_18", "tv:swin3d_t",
+    "tv:mc3_18", "tv:swin3d_t", "tv:mvit_v2_s",
     "timm:tnt_s_patch16_224", "timm:coat_lite_tiny", "timm:tiny_vit_5m_224",
     "timm:efficientformerv2_s0", "timm:hiera_tiny_224", "timm:maxxvit_rmlp_nano_rw_256",
     "timm:mixer_s16_224", "timm:vit_relpos_small_patch16_224", "timm:nextvit_small",
@@ -292,8 +292,12 @@ def _torchvision(arch: str):
                 return tuple(found[key] for key in sorted(found))
 
         return Detections(inner).eval(), (torch.randn(1, 3, size, size),)
-    if arch in ("mc3_18", "swin3d_t"):
-        return getattr(models.video, arch)(weights=None).eval(), (torch.randn(1, 3, 8, 112, 112),)
+    if arch in ("mc3_18", "swin3d_t", "mvit_v2_s"):
+        frames = 16 if arch == "mvit_v2_s" else 8
+        size = 224 if arch == "mvit_v2_s" else 112
+        return getattr(models.video, arch)(weights=None).eval(), (
+            torch.randn(1, 3, frames, size, size),
+        )
     if arch.startswith(("deeplab", "fcn")):
         inner = getattr(models.segmentation, arch)(weights=None, weights_backbone=None).eval()
 

@@ -19,8 +19,8 @@ def sweep():
     return module
 
 
-def test_the_sweep_lists_185_architectures_once_each(sweep):
-    assert len(sweep.ARCHITECTURES) == 185 == len(set(sweep.ARCHITECTURES))
+def test_the_sweep_lists_186_architectures_once_each(sweep):
+    assert len(sweep.ARCHITECTURES) == 186 == len(set(sweep.ARCHITECTURES))
     assert sweep.VARIANTS == ("f16", "f32", "int8", "int4", "dynamic")
 
 
