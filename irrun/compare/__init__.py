@@ -6,6 +6,9 @@ files with ``openvino.Core().read_model``, adds a Result for every output of eve
 inputs. Tensors are matched by layer name and output index (OpenVINO keeps the IR layer names as
 friendly names) and compared bit for bit: NaN payloads count and -0.0 differs from 0.0. Each
 port's inferred shape and element type is compared with OpenVINO's after ``read_model``.
+When irrun's tensors together take more than the memory limit, the layers are compared a part at
+a time (OpenVINO exposing only the part's tensors and those they read, irrun running again and
+keeping the same), with the same verdicts.
 
 A tensor that differs while all its inputs agreed is a *first divergence*. If a known deviation
 of OpenVINO's CPU plugin from the specification explains it (``CPU_DEVIATIONS``: small
