@@ -203,6 +203,10 @@ _SEQ2SEQ_MODELS = {"t5", "bart", "marian", "pegasus", "mbart", "mt5", "blenderbo
 ARCHITECTURES = VISION + [f"hf:{name}" for name in TRANSFORMERS]
 
 
+#: Vision models compared at their example's input shape: they take no other size (the
+#: others are compared at the smallest size irrun's random inputs find).
+EXAMPLE_SHAPED = {"tv:mvit_v2_s"}
+
 #: The weight formats and shapes a model can be saved with (see the module docstring).
 VARIANTS = ("f16", "f32", "int8", "int4", "dynamic")
 
@@ -231,7 +235,8 @@ def build(name: str, folder: str, variant: str = "f16") -> None:
     if kind == "hf" and variant != "dynamic":
         # fixed to the example inputs (token ids of unknown length otherwise)
         converted.reshape({i: list(t.shape) for i, t in zip(converted.inputs, example)})
-    elif kind == "hf":  # compared on the example's shapes (see check)
+    if (kind == "hf" and variant == "dynamic") or name in EXAMPLE_SHAPED:
+        # compared on the example's shapes (see check)
         shapes = [f"{port.any_name}={','.join(map(str, tensor.shape))}"
                   for port, tensor in zip(converted.inputs, example)]  # fmt: skip
         with open(os.path.join(folder, "shapes.txt"), "w") as file:
