@@ -107,12 +107,16 @@ def steps(model, inputs=None, *, stop_after=None, partial=False, bridge=None):
     return steps(model, inputs, stop_after=stop_after, partial=partial, bridge=bridge)
 
 
-def compare(model, inputs, *, device="CPU", rtol=None):
+def compare(model, inputs=None, *, device="CPU", rtol=None, seed=0, shapes=None,
+            memory_limit=None):  # fmt: skip
     """Run with irrun and with OpenVINO and compare every tensor (needs the ``openvino``
-    extra); see :func:`irrun.compare.compare`."""
+    extra); without ``inputs``, on seeded random ones (``seed``, ``shapes``); a model whose
+    tensors take more than ``memory_limit`` bytes is compared in parts. See
+    :func:`irrun.compare.compare`."""
     from irrun.compare import compare
 
-    return compare(model, inputs, device=device, rtol=rtol)
+    return compare(model, inputs, device=device, rtol=rtol, seed=seed, shapes=shapes,
+                   memory_limit=memory_limit)  # fmt: skip
 
 
 def draw(model, path=None, *, format=None, report=None, around=None, radius=2):

@@ -127,3 +127,10 @@ def test_the_command_takes_a_memory_limit(ov, erf_xml, tmp_path):
     refused = invoke("compare", erf_xml, "--inputs", inputs, "--memory-limit", "0")
     assert refused.exit_code == 2
     assert "--memory-limit" in refused.output
+
+
+def test_the_model_method_draws_inputs_and_takes_a_memory_limit(ov, erf_xml):
+    model = irrun.load(erf_xml)
+    comparison = model.compare(seed=3, memory_limit=1)
+    assert comparison.passes == 4 and comparison.ok
+    assert verdicts(comparison) == verdicts(compare(model, model.random_inputs(seed=3)))
