@@ -49,7 +49,7 @@ def _number_or_none(value):
               metavar="MIB",
               help="About how many MiB of tensors to hold at once; when the model's take more, "
                    "the layers are compared a part at a time (OpenVINO runs once per part).  "
-                   "[default: a sixth of the available memory]")  # fmt: skip
+                   "[default: a sixth of the memory available besides the weights]")  # fmt: skip
 @format_option
 @handle_errors
 def compare_command(model, weights, inputs_path, seed, shape_texts, save_inputs, rtol,

@@ -97,7 +97,8 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
         more, the layers are compared a part at a time: OpenVINO runs once per part,
         returning only that part's tensors and those they are computed from, and irrun runs
         again keeping the same (``Comparison.passes`` says how many parts; the verdicts are
-        those of a comparison at once). ``None``: a sixth of the memory available.
+        those of a comparison at once). ``None``: a sixth of the memory available besides
+        the weights (the file mapped, the constants decompressed).
 
     Returns
     -------
@@ -184,7 +185,7 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
         "config": config,
         "feeds": _openvino_feeds(model, feeds),
     }
-    budget = _memory_budget() if memory_limit is None else memory_limit
+    budget = _memory_budget(compiled, weights) if memory_limit is None else memory_limit
     runs = _Runs(compiled, inputs, budget)
     run_openvino_on = _run_isolated if isolate else _run_in_process
 
@@ -227,10 +228,11 @@ def compare(model, inputs=None, *, device: str = "CPU", isolate: bool = True, se
     return builder.comparison(passes=len(parts))
 
 
-def _memory_budget() -> int:
+def _memory_budget(compiled, weights) -> int:
     """Bytes of tensors :func:`compare` keeps at once by default: a sixth of the memory the
-    system has available (each tensor is held about four times over: irrun's, OpenVINO's in
-    its process, its bytes on their way here, decoded here), at least 256 MiB."""
+    system has available once the weights are read and decompressed (each tensor is held
+    about four times over: irrun's, OpenVINO's in its process, its bytes on their way here,
+    decoded here), at least 256 MiB."""
     available = None
     try:
         with open("/proc/meminfo", encoding="ascii") as stream:
@@ -245,6 +247,8 @@ def _memory_budget() -> int:
             available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
         except (ValueError, OSError, AttributeError):
             available = 8 << 30
+    # (the mapped weights file and irrun's decompressed constants stay for the whole run)
+    available -= compiled.folded_bytes + (os.path.getsize(weights) if weights else 0)
     return max(available // 6, 256 << 20)
 
 
