@@ -52,3 +52,20 @@ def python_reader():
             reader._walk = saved
 
     return without_accelerator
+
+
+@pytest.fixture
+def erf_without_kernel():
+    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration: a
+    model with a layer irrun cannot run."""
+    from irrun.ops.base import Op
+    from irrun.ops.registry import register, resolve
+
+    original = resolve("Erf", 1)
+
+    class ShapeOnlyErf(original):
+        evaluate = Op.evaluate
+
+    register(ShapeOnlyErf, replace=True)
+    yield
+    register(original, replace=True)

@@ -37,11 +37,6 @@ JOINED = np.array([[2, 0, 2, 0, 1, 2], [5, 3, 5, 3, 4, 5]], np.float32)
 
 
 @pytest.fixture(scope="module")
-def ov():
-    return pytest.importorskip("openvino")
-
-
-@pytest.fixture(scope="module")
 def chain_xml(ov, tmp_path_factory) -> Path:
     """Parameter -> Gather-8 -> Concat -> GatherND-8, where irrun and the CPU plugin agree."""
     from openvino import opset1, opset8, opset13
@@ -317,37 +312,6 @@ def test_model_compare_method_matches_the_function(tmp_path):
 
 
 # -- a model with a layer irrun has no kernel for ------------------------------------------------
-@pytest.fixture
-def erf_without_kernel():
-    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration."""
-    from irrun.ops.base import Op
-    from irrun.ops.registry import register, resolve
-
-    original = resolve("Erf", 1)
-
-    class ShapeOnlyErf(original):
-        evaluate = Op.evaluate
-
-    register(ShapeOnlyErf, replace=True)
-    yield
-    register(original, replace=True)
-
-
-@pytest.fixture(scope="module")
-def erf_xml(ov, tmp_path_factory) -> Path:
-    """x -> relu -> erf -> add(erf, relu), and x -> negative."""
-    from openvino import opset1
-
-    x = opset1.parameter([2, 3], np.float32, name="x")
-    relu = opset1.relu(x, name="relu")
-    erf = opset1.erf(relu, name="erf")
-    added = opset1.add(erf, relu, name="out")
-    other = opset1.negative(x, name="other")
-    xml = tmp_path_factory.mktemp("erf") / "erf.xml"
-    ov.save_model(ov.Model([added, other], [x], "erf"), xml, compress_to_fp16=False)
-    return xml
-
-
 def test_a_layer_without_kernel_is_bridged_and_the_rest_compared(erf_xml, erf_without_kernel):
     comparison = compare(irrun.load(erf_xml), {"x": X - 2})
     tensors = by_layer(comparison)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import irrun
 import irrun.compare
@@ -15,42 +14,6 @@ from irrun.compare import compare
 from tests.helpers.cli import invoke
 
 REAL_MODELS = Path(__file__).resolve().parents[1] / "real_models"
-
-
-@pytest.fixture(scope="module")
-def ov():
-    return pytest.importorskip("openvino")
-
-
-@pytest.fixture(scope="module")
-def erf_xml(ov, tmp_path_factory) -> Path:
-    """x -> relu -> erf -> add(erf, relu), and x -> negative."""
-    from openvino import opset1
-
-    x = opset1.parameter([2, 3], np.float32, name="x")
-    relu = opset1.relu(x, name="relu")
-    erf = opset1.erf(relu, name="erf")
-    added = opset1.add(erf, relu, name="out")
-    other = opset1.negative(x, name="other")
-    xml = tmp_path_factory.mktemp("erf") / "erf.xml"
-    ov.save_model(ov.Model([added, other], [x], "erf"), xml, compress_to_fp16=False)
-    return xml
-
-
-@pytest.fixture
-def erf_without_kernel():
-    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration."""
-    from irrun.ops.base import Op
-    from irrun.ops.registry import register, resolve
-
-    original = resolve("Erf", 1)
-
-    class ShapeOnlyErf(original):
-        evaluate = Op.evaluate
-
-    register(ShapeOnlyErf, replace=True)
-    yield
-    register(original, replace=True)
 
 
 X = np.array([[-1.5, 0.25, 2.0], [3.0, -0.5, 0.75]], np.float32)

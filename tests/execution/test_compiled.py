@@ -10,21 +10,8 @@ import irrun
 from irrun.execution import DEFAULT_INTEGER_RANGE, random_inputs
 from irrun.execution.inputs import save_inputs
 from irrun.ops.base import Op
-from irrun.ops.registry import register, resolve, unregister
+from irrun.ops.registry import register, unregister
 from tests.execution.graphs import named, param, save
-
-
-@pytest.fixture
-def erf_without_kernel():
-    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration."""
-    original = resolve("Erf", 1)
-
-    class ShapeOnlyErf(original):
-        evaluate = Op.evaluate
-
-    register(ShapeOnlyErf, replace=True)
-    yield
-    register(original, replace=True)
 
 
 def _two_branches(tmp_path):

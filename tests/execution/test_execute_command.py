@@ -11,24 +11,9 @@ from openvino import opset1
 
 import irrun
 from irrun.execution.inputs import choose_inputs
-from irrun.ops.base import Op
-from irrun.ops.registry import register, resolve
 from tests.helpers.cli import invoke
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ir"
-
-
-@pytest.fixture
-def erf_without_kernel():
-    """Erf-1 registered as a shape-only op (its rule, no kernel) for the test's duration."""
-    original = resolve("Erf", 1)
-
-    class ShapeOnlyErf(original):
-        evaluate = Op.evaluate
-
-    register(ShapeOnlyErf, replace=True)
-    yield
-    register(original, replace=True)
 
 
 @pytest.fixture
