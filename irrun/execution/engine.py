@@ -43,6 +43,7 @@ import math
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial as bind
@@ -388,33 +389,27 @@ class CompiledModel:
         return op.evaluate_quiet if _has_quiet(type(op)) else op.evaluate
 
     def _fold(self, program: _Program) -> None:
-        """Compute once every layer fed only by constants; keep the values still read."""
+        """Compute once every layer fed only by constants; keep the values still read.
+
+        A folded value is let go once every layer that reads it is folded too (the f16 and
+        int4 steps of weight decompression do not pile up: only the final weights stay)."""
         constant: dict[int, np.ndarray] = {}  # slot -> value
-        folded_nodes = []
-        for node in program.nodes:
-            layer = node.layer
-            if node.evaluate is None or layer.type in NOT_FOLDED or layer.type == "Result":
-                continue
-            if getattr(node.op, "uses_state", False) or getattr(node.op, "runs_bodies", False):
-                continue
-            if not all(slot in constant for slot in node.ins):
-                continue
-            try:
-                with np.errstate(all="ignore"):  # (see _bind)
-                    arguments = [constant[slot] for slot in node.ins]
-                    produced = node.evaluate(arguments)
-                self._check(node, produced, arguments)
-            except Exception:  # noqa: BLE001 - left to the run, which reports it in order
-                continue
-            for (slot, _, _), array in zip(node.outs, produced):
-                constant[slot] = array
-            node.folded = True
-            folded_nodes.append(node)
-        self.folded_layers = len(folded_nodes)
-        # Keep the folded values that something not folded reads, or that are model outputs.
         outputs = {program.slots[id(o.port)] for o in self.model.outputs
                    if id(o.port) in program.slots}  # fmt: skip
-        read = {slot for node in program.nodes if not node.folded for slot in node.ins}
+        unvisited = Counter(slot for node in program.nodes for slot in node.ins)
+        read = set()  # slots that a layer not folded reads
+        folded_layers = 0
+        for node in program.nodes:
+            if self._fold_node(node, constant):
+                folded_layers += 1
+            else:
+                read.update(node.ins)
+            for slot in node.ins:
+                unvisited[slot] -= 1
+                if not unvisited[slot] and slot not in read and slot not in outputs:
+                    constant.pop(slot, None)  # every reader folded: not needed any more
+        self.folded_layers = folded_layers
+        # Keep the folded values that something not folded reads, or that are model outputs.
         program.preloaded = [(s, a) for s, a in constant.items() if s in read or s in outputs]
         for _, array in program.preloaded:
             # Every run (and every caller, for a constant output) shares these arrays.
@@ -423,6 +418,28 @@ class CompiledModel:
         _set_fast(program, lambda n: not n.folded and not _is_noop(n),
                   keep={slot for slot, _ in program.preloaded} | outputs)  # fmt: skip
         self.folded_bytes = _owned_bytes(array for _, array in program.preloaded)
+
+    def _fold_node(self, node, constant: dict) -> bool:
+        """Compute ``node`` from the ``constant`` values of its inputs into ``constant`` and
+        mark it folded, when it can be folded; return whether it was."""
+        layer = node.layer
+        if node.evaluate is None or layer.type in NOT_FOLDED or layer.type == "Result":
+            return False
+        if getattr(node.op, "uses_state", False) or getattr(node.op, "runs_bodies", False):
+            return False
+        if not all(slot in constant for slot in node.ins):
+            return False
+        try:
+            with np.errstate(all="ignore"):  # (see _bind)
+                arguments = [constant[slot] for slot in node.ins]
+                produced = node.evaluate(arguments)
+            self._check(node, produced, arguments)
+        except Exception:  # noqa: BLE001 - left to the run, which reports it in order
+            return False
+        for (slot, _, _), array in zip(node.outs, produced):
+            constant[slot] = array
+        node.folded = True
+        return True
 
     # -- running ----------------------------------------------------------------------
     def run(self, inputs, *, capture=False, stop_after=None, on_step=None, partial=False,
