@@ -59,6 +59,7 @@ from irrun.errors import (
     UnsupportedOpError,
     ValidationFailed,
 )
+from irrun.execution.decompression import find_chains, fold_chain
 from irrun.ops.base import OpContext
 from irrun.ops.registry import LATEST_OPSET, has_kernel, resolve_layer, runnable
 from irrun.shape import Shape
@@ -399,15 +400,31 @@ class CompiledModel:
         unvisited = Counter(slot for node in program.nodes for slot in node.ins)
         read = set()  # slots that a layer not folded reads
         folded_layers = 0
+        # Weight decompression (codes -> f16, minus a zero point, times a scale) is folded in
+        # one pass when it reaches its Multiply: its first nodes wait until then.
+        chains = find_chains(program.nodes)
         for node in program.nodes:
-            if self._fold_node(node, constant):
-                folded_layers += 1
+            chain = chains.get(id(node))
+            if chain is not None and node is not chain.multiply:
+                continue
+            visited = [node]
+            if chain is not None:
+                visited = [n for n in (chain.convert, chain.subtract, node) if n is not None]
+                if not self._fold_chain(chain, constant):  # (the ops one by one)
+                    for member in visited[:-1]:
+                        self._fold_node(member, constant)
+                    self._fold_node(node, constant)
             else:
-                read.update(node.ins)
-            for slot in node.ins:
-                unvisited[slot] -= 1
-                if not unvisited[slot] and slot not in read and slot not in outputs:
-                    constant.pop(slot, None)  # every reader folded: not needed any more
+                self._fold_node(node, constant)
+            for member in visited:
+                if member.folded:
+                    folded_layers += 1
+                else:
+                    read.update(member.ins)
+                for slot in member.ins:
+                    unvisited[slot] -= 1
+                    if not unvisited[slot] and slot not in read and slot not in outputs:
+                        constant.pop(slot, None)  # every reader folded: not needed any more
         self.folded_layers = folded_layers
         # Keep the folded values that something not folded reads, or that are model outputs.
         program.preloaded = [(s, a) for s, a in constant.items() if s in read or s in outputs]
@@ -418,6 +435,23 @@ class CompiledModel:
         _set_fast(program, lambda n: not n.folded and not _is_noop(n),
                   keep={slot for slot, _ in program.preloaded} | outputs)  # fmt: skip
         self.folded_bytes = _owned_bytes(array for _, array in program.preloaded)
+
+    def _fold_chain(self, chain, constant: dict) -> bool:
+        """Fold a weight decompression chain in one pass (:mod:`irrun.execution.decompression`)
+        when its operands allow; return whether it was."""
+        multiply = chain.multiply
+        try:
+            result = fold_chain(chain, constant)
+            if result is None:
+                return False
+            self._check(multiply, [result], [constant.get(slot) for slot in multiply.ins])
+        except Exception:  # noqa: BLE001 - the ops one by one say what is wrong
+            return False
+        constant[multiply.outs[0][0]] = result
+        for member in (chain.convert, chain.subtract, multiply):
+            if member is not None:
+                member.folded = True
+        return True
 
     def _fold_node(self, node, constant: dict) -> bool:
         """Compute ``node`` from the ``constant`` values of its inputs into ``constant`` and
