@@ -37,6 +37,14 @@ class DecompressionChain:
     multiply: object  # Multiply by the scale: the chain's result
     convert_first: bool  # the codes are the Subtract's first input (codes - zero point)
     chained_first: bool  # the chained value is the Multiply's first input
+    reshape: object | None = None  # a Reshape of the f16 weights (groups to rows), or None
+    widen: object | None = None  # a Convert of the f16 weights to f32 after them, or None
+
+    @property
+    def members(self) -> list:
+        """The chain's nodes in order; the last one gives its result."""
+        nodes = (self.convert, self.subtract, self.multiply, self.reshape, self.widen)
+        return [node for node in nodes if node is not None]
 
 
 def find_chains(nodes) -> dict[int, DecompressionChain]:
@@ -44,12 +52,13 @@ def find_chains(nodes) -> dict[int, DecompressionChain]:
     ``id(node)`` of each of its nodes. Only the graph's structure is looked at here (op
     types, f16 outputs, numpy broadcasting, one reader for each link); the operands' values
     are checked when the chain is folded (:func:`fold_chain`)."""
-    producers, readers = {}, {}
+    producers, readers, reader_of = {}, {}, {}
     for node in nodes:
         for slot, _, _ in node.outs:
             producers[slot] = node
         for slot in node.ins:
             readers[slot] = readers.get(slot, 0) + 1
+            reader_of.setdefault(slot, node)
     chains = {}
     for node in nodes:
         if not _is_f16_binary(node, "Multiply"):
@@ -73,16 +82,35 @@ def find_chains(nodes) -> dict[int, DecompressionChain]:
                 convert, convert_first = source, True
             else:
                 continue
-            chain = DecompressionChain(convert, subtract, node, convert_first, first)
-            for member in (convert, subtract, node):
-                if member is not None:
-                    chains[id(member)] = chain
+            reshape, widen = _widening(node, readers, reader_of)
+            chain = DecompressionChain(convert, subtract, node, convert_first, first, reshape,
+                                       widen)  # fmt: skip
+            for member in chain.members:
+                chains[id(member)] = chain
             break
     return chains
 
 
+def _widening(multiply, readers, reader_of) -> tuple:
+    """``(reshape or None, convert)`` when the Multiply's result goes, alone, through a
+    Reshape of a static shape (optional) into a Convert to f32; else ``(None, None)``."""
+    slot = multiply.outs[0][0]
+    reader = reader_of.get(slot)
+    reshape = None
+    if (reader is not None and readers.get(slot) == 1 and reader.layer.type == "Reshape"
+            and reader.ins[0] == slot and reader.outs[0][1] is not None
+            and readers.get(reader.outs[0][0]) == 1):  # fmt: skip
+        reshape, slot = reader, reader.outs[0][0]
+        reader = reader_of.get(slot)
+    if (reader is None or readers.get(slot) != 1 or reader.layer.type != "Convert"
+            or reader.outs[0][2] != np.float32):  # fmt: skip
+        return None, None
+    return reshape, reader
+
+
 def fold_chain(chain: DecompressionChain, constant: dict) -> np.ndarray | None:
-    """The chain's f16 result from the ``constant`` values of its operands (slot -> array),
+    """The chain's result (f16, or f32 when it ends in a Convert to f32) from the
+    ``constant`` values of its operands (slot -> array),
     or ``None`` when they are not all there or not what makes the one pass exact (codes of
     one byte, a zero point and a scale in f16, the zero point integral and small)."""
     convert, subtract, multiply = chain.convert, chain.subtract, chain.multiply
@@ -100,10 +128,15 @@ def fold_chain(chain: DecompressionChain, constant: dict) -> np.ndarray | None:
     shape = codes.shape
     operands = [a for a in (zero_point, scale) if a is not None]
     if codes.ndim == 0 or np.broadcast_shapes(shape, *(a.shape for a in operands)) != shape:
-        return _pass(chain, codes, zero_point, scale)  # (a result wider than the codes)
+        result = _pass(chain, codes, zero_point, scale)  # (a result wider than the codes)
+        if chain.reshape is not None:
+            result = result.reshape(chain.reshape.outs[0][1])
+        return result.astype(np.float32) if chain.widen is not None else result
     # Block by block of rows, in a work buffer that stays in cache: no f32 copy of the
     # whole weights, and no fresh pages to fault in but the result's.
-    result = np.empty(shape, np.float16)
+    widen = chain.widen is not None
+    result = np.empty(shape, np.float32 if widen else np.float16)
+    rounded = None
     row = max(1, math.prod(shape[1:]))
     step = max(1, BLOCK_ELEMENTS // row)
     work = np.empty((min(step, shape[0]), *shape[1:]), np.float32)
@@ -114,7 +147,15 @@ def fold_chain(chain: DecompressionChain, constant: dict) -> np.ndarray | None:
             np.copyto(block, codes[first:last], casting="unsafe")
             part = _pass(chain, block, _rows(zero_point, first, last, codes.ndim),
                          _rows(scale, first, last, codes.ndim), into=block)  # fmt: skip
-            np.copyto(result[first:last], part, casting="same_kind")
+            if widen:  # rounded to f16 (the Multiply's result), then widened exactly
+                if rounded is None:
+                    rounded = np.empty(work.shape, np.float16)
+                np.copyto(rounded[: last - first], part, casting="same_kind")
+                np.copyto(result[first:last], rounded[: last - first])
+            else:
+                np.copyto(result[first:last], part, casting="same_kind")
+    if chain.reshape is not None:
+        result = result.reshape(chain.reshape.outs[0][1])
     return result
 
 

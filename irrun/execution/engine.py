@@ -405,15 +405,14 @@ class CompiledModel:
         chains = find_chains(program.nodes)
         for node in program.nodes:
             chain = chains.get(id(node))
-            if chain is not None and node is not chain.multiply:
+            if chain is not None and node is not chain.members[-1]:
                 continue
             visited = [node]
             if chain is not None:
-                visited = [n for n in (chain.convert, chain.subtract, node) if n is not None]
+                visited = chain.members
                 if not self._fold_chain(chain, constant):  # (the ops one by one)
-                    for member in visited[:-1]:
+                    for member in visited:
                         self._fold_node(member, constant)
-                    self._fold_node(node, constant)
             else:
                 self._fold_node(node, constant)
             for member in visited:
@@ -439,18 +438,17 @@ class CompiledModel:
     def _fold_chain(self, chain, constant: dict) -> bool:
         """Fold a weight decompression chain in one pass (:mod:`irrun.execution.decompression`)
         when its operands allow; return whether it was."""
-        multiply = chain.multiply
+        last = chain.members[-1]
         try:
             result = fold_chain(chain, constant)
             if result is None:
                 return False
-            self._check(multiply, [result], [constant.get(slot) for slot in multiply.ins])
+            self._check(last, [result], [constant.get(slot) for slot in last.ins])
         except Exception:  # noqa: BLE001 - the ops one by one say what is wrong
             return False
-        constant[multiply.outs[0][0]] = result
-        for member in (chain.convert, chain.subtract, multiply):
-            if member is not None:
-                member.folded = True
+        constant[last.outs[0][0]] = result
+        for member in chain.members:
+            member.folded = True
         return True
 
     def _fold_node(self, node, constant: dict) -> bool:
