@@ -19,10 +19,13 @@ import numpy as np
 __all__ = ["layer_alone_ir", "run_alone"]
 
 
-def layer_alone_ir(layer, arrays) -> bytes | None:
+def layer_alone_ir(layer, arrays, constants=()) -> bytes | None:
     """IR v11 of ``layer`` alone: a Parameter per input (shaped and typed as ``arrays``), the
     layer with its attributes, a Result per output; ``None`` for a layer that cannot stand
-    alone (one with bodies, or inputs of a type a Parameter cannot have)."""
+    alone (one with bodies, or inputs of a type a Parameter cannot have). The inputs whose
+    indices are in ``constants`` are Consts instead, their bytes one after the other in
+    index order in the weights (:func:`constant_blob`): OpenVINO wants some inputs constant
+    (a Gather's axis)."""
     from lxml import etree
 
     from irrun.element_types import from_numpy_dtype
@@ -44,12 +47,22 @@ def layer_alone_ir(layer, arrays) -> bytes | None:
         for size in dims:
             etree.SubElement(element, "dim").text = str(size)
 
+    offset = 0
     for index, (array, etype) in enumerate(zip(arrays, types)):
-        parameter = etree.SubElement(layers, "layer", id=str(index), name=f"irrun_alone_{index}",
-                                     type="Parameter", version="opset1")  # fmt: skip
-        etree.SubElement(parameter, "data", shape=",".join(map(str, array.shape)),
-                         element_type=etype.name)  # fmt: skip
-        port(etree.SubElement(parameter, "output"), 0, etype.precision, array.shape)
+        shape = ",".join(map(str, array.shape))
+        if index in constants:
+            source = etree.SubElement(layers, "layer", id=str(index),
+                                      name=f"irrun_alone_{index}", type="Const",
+                                      version="opset1")  # fmt: skip
+            etree.SubElement(source, "data", element_type=etype.name, shape=shape,
+                             offset=str(offset), size=str(array.nbytes))  # fmt: skip
+            offset += array.nbytes
+        else:
+            source = etree.SubElement(layers, "layer", id=str(index),
+                                      name=f"irrun_alone_{index}", type="Parameter",
+                                      version="opset1")  # fmt: skip
+            etree.SubElement(source, "data", shape=shape, element_type=etype.name)
+        port(etree.SubElement(source, "output"), 0, etype.precision, array.shape)
     own_id = len(arrays)
     node = etree.SubElement(layers, "layer", id=str(own_id), name=layer.name, type=layer.type,
                             version=layer.version)  # fmt: skip
@@ -81,7 +94,8 @@ def run_alone(layer, arrays, device: str, config: dict, isolate: bool = True):
     it cannot stand alone, or OpenVINO fails or crashes on it)."""
     from irrun.compare.openvino_runner import _decode_output, _run_isolated, run_openvino
 
-    text = layer_alone_ir(layer, arrays)
+    constants = constant_inputs(layer, arrays)
+    text = layer_alone_ir(layer, arrays, constants)
     if text is None:
         return None
     feeds = {
@@ -91,12 +105,18 @@ def run_alone(layer, arrays, device: str, config: dict, isolate: bool = True):
             np.ascontiguousarray(array).reshape(-1).view(np.uint8).tobytes(),
         )
         for index, array in enumerate(arrays)
+        if index not in constants
     }
     with tempfile.TemporaryDirectory(prefix="irrun-alone-") as folder:
         path = os.path.join(folder, "alone.xml")
         with open(path, "wb") as stream:
             stream.write(text)
-        request = {"xml": path, "weights": None, "device": device, "config": config,
+        weights = None
+        if constants:
+            weights = os.path.join(folder, "alone.bin")
+            with open(weights, "wb") as stream:
+                stream.write(constant_blob(arrays, constants))
+        request = {"xml": path, "weights": weights, "device": device, "config": config,
                    "feeds": feeds}  # fmt: skip
         try:
             answer = _run_isolated(request) if isolate else run_openvino(request)
@@ -109,6 +129,28 @@ def run_alone(layer, arrays, device: str, config: dict, isolate: bool = True):
     if sorted(found) != list(range(len(layer.outputs))):
         return None
     return [found[index] for index in range(len(layer.outputs))]
+
+
+#: Inputs of at most this many elements that a Const gives in the model are Consts alone too.
+SMALL_CONSTANT = 64
+
+
+def constant_inputs(layer, arrays) -> frozenset:
+    """The indices of ``layer``'s inputs that a Const layer gives in the model and that are
+    small (:data:`SMALL_CONSTANT` elements at most): axes, shapes, bounds."""
+    found = set()
+    for index, (port, array) in enumerate(zip(layer.inputs, arrays)):
+        producer = layer.graph.producer(port)
+        if (producer is not None and producer.layer.type == "Const"
+                and getattr(array, "size", SMALL_CONSTANT + 1) <= SMALL_CONSTANT):  # fmt: skip
+            found.add(index)
+    return frozenset(found)
+
+
+def constant_blob(arrays, constants) -> bytes:
+    """The weights of :func:`layer_alone_ir`: the constant inputs' bytes in index order."""
+    return b"".join(np.ascontiguousarray(arrays[index]).tobytes()
+                    for index in sorted(constants))  # fmt: skip
 
 
 def _type_name(array) -> str:

@@ -11,7 +11,7 @@ from openvino import opset1, opset8
 
 import irrun
 from irrun.compare import _Judge
-from irrun.compare.alone import layer_alone_ir, run_alone
+from irrun.compare.alone import constant_inputs, layer_alone_ir, run_alone
 from irrun.element_types import element_type
 
 CONFIG = {"INFERENCE_PRECISION_HINT": "f32"}
@@ -49,6 +49,25 @@ def test_a_layer_alone_is_a_readable_ir_that_openvino_runs_as_the_spec_says(tmp_
     assert np.array_equal(first, product[..., :2]) and np.array_equal(second, product[..., 2:])
     # Inputs that are not the layer's (one of two here) give no IR.
     assert layer_alone_ir(einsum, [A]) is None
+
+
+def test_small_constant_inputs_stay_constant_alone(tmp_path):
+    """OpenVINO refuses a Gather whose axis is a Parameter ("axis value is not set"): the
+    inputs a small Const gives in the model are Consts alone too (weights written beside)."""
+    data = opset1.parameter([4, 3], np.float32, name="data")
+    gathered = opset8.gather(data, opset1.constant(np.array([[2, 0]], np.int32)),
+                             opset1.constant(np.int32(0)))  # fmt: skip
+    gathered.set_friendly_name("rows")
+    path = tmp_path / "g.xml"
+    ov.save_model(ov.Model([opset1.result(gathered)], [data], "g"), path, compress_to_fp16=False)
+    model = irrun.load(path)
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    arrays = [table, np.array([[2, 0]], np.int32), np.array(0, np.int32)]
+    rows = model.layer("rows")
+    assert constant_inputs(rows, arrays) == {1, 2}
+    assert b'type="Const"' in layer_alone_ir(rows, arrays, constant_inputs(rows, arrays))
+    [out] = run_alone(rows, arrays, "CPU", CONFIG, isolate=False)
+    assert np.array_equal(out, table[[[2, 0]]])
 
 
 def _judge(model) -> _Judge:
