@@ -1,6 +1,7 @@
 """Weight decompression folded in one pass: the chain ``Convert(codes -> f16)``, ``Subtract``
-of a zero point (optional), ``Multiply`` by a scale, as OpenVINO's converter and nncf write
-INT8/INT4 weights, computed in f32 and rounded to f16 once.
+of a zero point (optional), ``Multiply`` by a scale, and when they follow alone a ``Reshape``
+(groups to rows) and a ``Convert`` to f32, as OpenVINO's converter and nncf write INT8/INT4
+weights, computed in f32 and rounded to f16 once (then widened to f32 exactly).
 
 Why it is the same, bit for bit, as running the three f16 ops: codes of at most 8 bits are
 integers that f16 holds exactly, and so is a zero point that is an integer of magnitude at most

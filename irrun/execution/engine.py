@@ -400,8 +400,9 @@ class CompiledModel:
         unvisited = Counter(slot for node in program.nodes for slot in node.ins)
         read = set()  # slots that a layer not folded reads
         folded_layers = 0
-        # Weight decompression (codes -> f16, minus a zero point, times a scale) is folded in
-        # one pass when it reaches its Multiply: its first nodes wait until then.
+        # Weight decompression (codes -> f16, minus a zero point, times a scale, then maybe a
+        # Reshape and a Convert to f32) is folded in one pass when the walk reaches its last
+        # node: the nodes before it wait until then.
         chains = find_chains(program.nodes)
         for node in program.nodes:
             chain = chains.get(id(node))
