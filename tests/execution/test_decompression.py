@@ -48,6 +48,20 @@ def _bits(array):
     return np.ascontiguousarray(array).view(np.uint32)
 
 
+def _count_one_pass_folds(monkeypatch) -> list:
+    """A list that gets, per chain folded from now on, whether it took the one pass."""
+    folded = []
+    original = decompression.fold_chain
+
+    def counting(chain, constant):
+        result = original(chain, constant)
+        folded.append(result is not None)
+        return result
+
+    monkeypatch.setattr(irrun.execution.engine, "fold_chain", counting)
+    return folded
+
+
 CASES = [
     (etype, zero_point, codes_first, chained_first)
     for etype in RANGES
@@ -65,15 +79,7 @@ def test_one_pass_gives_the_bits_of_the_ops_one_by_one(tmp_path, monkeypatch, et
     x = param([1], name="x")
     weights = _chain(rng, etype, zero_point, codes_first, chained_first)
     model = save(tmp_path, [opset13.result(named(opset13.add(weights, x), "y"))], [x])
-    folded_in_one_pass = []
-    original = decompression.fold_chain
-
-    def counting(chain, constant):
-        result = original(chain, constant)
-        folded_in_one_pass.append(result is not None)
-        return result
-
-    monkeypatch.setattr(irrun.execution.engine, "fold_chain", counting)
+    folded_in_one_pass = _count_one_pass_folds(monkeypatch)
     feed = {"x": np.zeros(1, np.float32)}
     folded = model.compile().run(feed)["y"]
     one_by_one = irrun.execution.compile(model, fold_constants=False).run(feed)["y"]
@@ -107,7 +113,7 @@ def test_a_chain_read_elsewhere_on_the_way_is_folded_op_by_op(tmp_path):
     assert np.array_equal(results["y"], numbers * 0.5)
 
 
-def test_a_scale_wider_than_the_codes_takes_the_whole_pass(tmp_path):
+def test_a_scale_wider_than_the_codes_takes_the_whole_pass(tmp_path, monkeypatch):
     """codes [4, 8] times a scale [3, 4, 1]: the result [3, 4, 8] is wider than the codes (no
     blocks of rows), and still the bits of the ops one by one."""
     rng = np.random.default_rng(9)
@@ -119,7 +125,9 @@ def test_a_scale_wider_than_the_codes_takes_the_whole_pass(tmp_path):
     model = save(tmp_path, [opset13.result(named(opset13.add(opset13.convert(scaled, "f32"), x),
                                                  "y"))], [x])  # fmt: skip
     feed = {"x": np.zeros(1, np.float32)}
+    folded_in_one_pass = _count_one_pass_folds(monkeypatch)
     compiled = model.compile()
+    assert folded_in_one_pass == [True]
     assert len(decompression.find_chains(compiled.program.nodes)) == 4  # Convert ... Convert
     folded = compiled.run(feed)["y"]
     one_by_one = irrun.execution.compile(model, fold_constants=False).run(feed)["y"]
