@@ -258,6 +258,62 @@ def nms_suppressed_at_threshold(layer, inputs, ours, theirs) -> str | None:
     )
 
 
+def binary_convolution_cpu_reading(layer, inputs, ours, theirs) -> str | None:
+    """BinaryConvolution as the CPU plugin computes it: the data binarised as ``x > 0``, the 8
+    filter bits of each byte read in the reverse order, and the pad area left out of the sum
+    when ``pad_value`` is 0 (1 counts as bit 1, another value as bit 0). The label applies
+    when OpenVINO's result is exactly that (it is for ``C_in`` a multiple of 8). For other
+    ``C_in`` the CPU plugin leaves some inputs out of the sum (probed one position at a time:
+    flipping them changes nothing), which no reading of the specification gives."""
+    if layer.type != "BinaryConvolution" or len(inputs) < 2 or ours.shape != theirs.shape:
+        return None
+    data, filters = inputs[0], inputs[1]
+    if data.ndim != 4 or filters.ndim != 4 or data.dtype.kind != "f":
+        return None
+    if filters.shape[1] % 8:
+        return (
+            f"BinaryConvolution with C_in = {filters.shape[1]}, not a multiple of 8: CPU leaves "
+            "some of the inputs out of the sum"
+        )
+    expected = _binary_convolution_on_cpu(layer, data, filters)
+    if expected is None or expected.shape != theirs.shape:
+        return None
+    if not np.array_equal(expected.astype(np.float64), theirs.astype(np.float64)):
+        return None
+    return (
+        "BinaryConvolution: CPU binarises the data as x > 0, reads the bits of each filter byte "
+        "in reverse order and leaves a pad_value of 0 out of the sum; irrun follows the "
+        "specification and OpenVINO's reference implementation (value == bit)"
+    )
+
+
+def _binary_convolution_on_cpu(layer, data, filters):
+    """What the CPU plugin gives for a BinaryConvolution layer (see
+    :func:`binary_convolution_cpu_reading`), or ``None`` when the layer's attributes do not
+    parse."""
+    from irrun.ops._conv_kernel import convolve
+    from irrun.ops._windows import pad_array
+    from irrun.ops.base import OpContext
+    from irrun.ops.registry import resolve_layer
+
+    op_class = resolve_layer(layer)
+    if op_class is None:
+        return None
+    try:
+        op = op_class(layer, OpContext())
+        begin, end = op._resolve(data, filters)
+    except (IRError, ValueError):
+        return None
+    flat = (filters.reshape(-1) != 0).astype(np.float32)
+    short = -flat.size % 8
+    # bit k of each byte read as element 7 - k of its group of 8 (the last byte's padding is 0)
+    reversed_bits = np.concatenate([flat, np.zeros(short, np.float32)]).reshape(-1, 8)[:, ::-1]
+    weights = 2 * reversed_bits.reshape(-1)[: flat.size].reshape(filters.shape) - 1
+    pad = 0.0 if op.pad_value == 0 else 1.0 if op.pad_value == 1 else -1.0
+    signs = pad_array(np.where(data > 0, 1.0, -1.0).astype(np.float32), begin, end, pad)
+    return convolve(signs, weights[None], 1, [0, 0], [0, 0], op.strides, op.dilations)
+
+
 def wide_64bit_results(layer, inputs, ours, theirs) -> str | None:
     """i64/u64 results beyond the int32 range (a Convert of huge floats): CPU computes in 32
     bits (#3)."""
@@ -295,6 +351,7 @@ CPU_RESULT_DEVIATIONS = (
     decompression_in_f32,
     topk_tie_order,
     nms_suppressed_at_threshold,
+    binary_convolution_cpu_reading,
     wide_64bit_results,
 )
 
