@@ -31,6 +31,7 @@ class _Assign(Op):
     inputs = (1, 1)
     attributes = (Attribute("variable_id", "string", "", required=True),)
     uses_state = True
+    memoizable = False  # (its rule looks at the other layers of its variable)
 
     def evaluate(self, inputs, state=None):
         """The value written to the variable (and passed through)."""

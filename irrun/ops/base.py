@@ -235,6 +235,11 @@ class Op:
     #: exactly (data movement, selection, max/min, sign, floor and the like): any difference
     #: of theirs is one.
     rounds = True
+    #: Whether the rule reads nothing but the layer's attributes and what flows in, so that
+    #: validation may give an identical layer (same op, attributes and inputs) the outputs it
+    #: inferred before, without building the op. False for rules that look further (the graph,
+    #: state variables, sub-graph bodies).
+    memoizable = True
 
     def __init__(self, layer, context: OpContext):
         self.layer = layer

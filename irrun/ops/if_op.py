@@ -32,6 +32,7 @@ class If(Op):
     """If-8: no attributes; two bodies and their port maps."""
 
     type, version, inputs = "If", 8, (1, None)
+    memoizable = False  # (its rule infers its bodies)
     attributes = ()
     runs_bodies = True
 

@@ -38,6 +38,7 @@ class Loop(Op):
     """Loop-5: no attributes; a body, its port map and back edges."""
 
     type, version, inputs = "Loop", 5, (2, None)
+    memoizable = False  # (its rule infers its bodies)
     attributes = ()
     runs_bodies = True
 

@@ -35,6 +35,7 @@ VARIABLE_ID = Attribute("variable_id", "string", "", required=True)
 
 class _ReadValue(Op):
     uses_state = True
+    memoizable = False  # (its rule looks at the other layers of its variable)
 
     def evaluate(self, inputs, state=None):
         """The stored value, else the initial one."""

@@ -28,6 +28,7 @@ class TensorIterator(Op):
     """TensorIterator-1: no attributes; a body, its port map and back edges."""
 
     type, version, inputs = "TensorIterator", 1, (0, None)
+    memoizable = False  # (its rule infers its bodies)
     attributes = ()
     runs_bodies = True
 

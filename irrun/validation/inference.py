@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 
-from irrun.ops._values import bounds_through
+from irrun.ops._values import ShapeDim, bounds_through
 from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
 from irrun.ops.opsets import OPSETS
 from irrun.ops.registry import LATEST_OPSET, first_opset, has_kernel, lookup_layer, op_key
@@ -32,13 +32,14 @@ FOLD_LIMIT = 1 << 16
 class _LayerContext(OpContext):
     """Collects an op's problems as diagnostics of its layer."""
 
-    __slots__ = ("emit", "layer", "op_label", "failed", "bodies", "held")
+    __slots__ = ("emit", "layer", "op_label", "failed", "reported", "bodies", "held")
 
     def __init__(self, emit, layer, op_label, hold=False):
         self.emit = emit
         self.layer = layer
         self.op_label = op_label
         self.failed = False  # an error was reported: the layer was checked and found wrong
+        self.reported = False  # anything was reported (an error or a warning)
         self.bodies = None  # tag -> the latest inference of that body (see infer_body)
         # With an input tainted by an earlier mistake, errors wait until it is known whether
         # they follow from it (see _release_held).
@@ -62,7 +63,7 @@ class _LayerContext(OpContext):
         return results
 
     def error(self, code, message, *, port=None, hint=None, line=None):
-        self.failed = True
+        self.failed = self.reported = True
         line = line or (port.line if port else None)
         if self.held is not None:
             self.held.append((code, message, port, hint, line))
@@ -71,6 +72,7 @@ class _LayerContext(OpContext):
                   op=self.op_label)  # fmt: skip
 
     def warning(self, code, message, *, port=None, hint=None, line=None):
+        self.reported = True
         self.emit(code, message, layer=self.layer, line=line or (port.line if port else None),
                   port=port, hint=hint, op=self.op_label, severity="warning")  # fmt: skip
 
@@ -152,6 +154,10 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
     labels: dict[type, str] = {}
     kernels: dict[type, bool] = {}  # op class -> has_kernel (asked for nearly every layer)
     resolved: dict[tuple, object] = {}  # (type, version) -> lookup_layer's answer
+    # What a rule gave for a layer (op, attributes, what flows in) that reported nothing: an
+    # identical layer gets the same outputs without building the op (converted models repeat
+    # their blocks: every attention layer reshapes and transposes alike).
+    inferred: dict[tuple, tuple] = {}
     order = _flow_order(graph)
     if progress is not None:
         from irrun.progress import steps
@@ -222,42 +228,56 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         label = labels.get(op_class)
         if label is None:
             label = labels[op_class] = f"{op_class.type}-{op_class.version}"
-        context = _LayerContext(emit, layer, label, hold=bool(input_causes))
-        try:
-            op = op_class(layer, context)
-            if fed is not None:  # a body Parameter: what flows in, not its attributes
-                outputs = [TensorInfo(fed.shape, fed.element_type, fed.value,
-                                      why="what the outer layer feeds in",
-                                      partial=fed.partial)]  # fmt: skip
-            else:
-                outputs = _infer(op, layer, inputs, producers, context)
-        except Exception as exc:  # an op bug must not hide the rest of the report
-            emit("internal", f"{layer.describe()}: checking {label} failed: {type(exc).__name__}: "
-                 f"{exc}", layer=layer, op=label)  # fmt: skip
-            outputs = None
-        if context.held:
-            _release_held(context, op_class, layer, producers, inputs, input_causes[0])
-        context.held = None
-        if context.bodies:
-            body_checked, body_trusted = _report_bodies(context, trusted_types, gaps)
-            checked += body_checked
-            trusted += body_trusted
-        if outputs is None:
-            if context.failed:  # checked, and found wrong: its declarations flow on
-                checked += 1
-            else:  # the op could say nothing (e.g. an input of unknown rank it needs)
-                trusted += 1
-                trusted_types[label] = trusted_types.get(label, 0) + 1
-            for port in layer.outputs:
-                flowing[port] = _trusted(port)
-                declared_only.add(port)
-                if input_causes:
-                    causes[port] = input_causes[0]
-            continue
+        memo = None
+        if fed is None and not input_causes and op_class.memoizable and not layer.bodies:
+            memo = _memo_key(op_class, layer, inputs, producers)
+        remembered = inferred.get(memo) if memo is not None else None
+        if remembered is None:
+            context = _LayerContext(emit, layer, label, hold=bool(input_causes))
+            try:
+                op = op_class(layer, context)
+                if fed is not None:  # a body Parameter: what flows in, not its attributes
+                    outputs = [TensorInfo(fed.shape, fed.element_type, fed.value,
+                                          why="what the outer layer feeds in",
+                                          partial=fed.partial)]  # fmt: skip
+                else:
+                    outputs = _infer(op, layer, inputs, producers, context)
+            except Exception as exc:  # an op bug must not hide the rest of the report
+                emit("internal", f"{layer.describe()}: checking {label} failed: "
+                     f"{type(exc).__name__}: {exc}", layer=layer, op=label)  # fmt: skip
+                outputs = None
+                memo = None
+            if context.held:
+                _release_held(context, op_class, layer, producers, inputs, input_causes[0])
+            context.held = None
+            if context.bodies:
+                body_checked, body_trusted = _report_bodies(context, trusted_types, gaps)
+                checked += body_checked
+                trusted += body_trusted
+            if outputs is None:
+                if context.failed:  # checked, and found wrong: its declarations flow on
+                    checked += 1
+                else:  # the op could say nothing (e.g. an input of unknown rank it needs)
+                    trusted += 1
+                    trusted_types[label] = trusted_types.get(label, 0) + 1
+                for port in layer.outputs:
+                    flowing[port] = _trusted(port)
+                    declared_only.add(port)
+                    if input_causes:
+                        causes[port] = input_causes[0]
+                continue
+        else:  # an identical layer was inferred before: the same outputs
+            outputs = [TensorInfo(shape, etype, None, why, partial)
+                       for shape, etype, why, partial in remembered]  # fmt: skip
+            op = context = None
         checked += 1
-        if op_class.moves_elements is not None and not context.failed:
-            bounds_through(op, inputs, outputs)
-        unchecked = context.failed
+        unchecked = False
+        if context is not None:
+            if op_class.moves_elements is not None and not context.failed:
+                bounds_through(op, inputs, outputs)
+            if memo is not None and not context.reported:
+                _remember(inferred, memo, outputs)
+            unchecked = context.failed
         if declared_only and not unchecked:
             for source in producers:
                 if source is not None and source in declared_only:
@@ -291,6 +311,8 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
             ):
                 problems = ()  # the common case: the file says exactly what inference gives
             else:
+                if op is None:  # (a remembered layer: its op, for the message)
+                    op = op_class(layer, _Silent())
                 problems = _compare(op, port, info, fed is not None)
                 if (
                     not problems
@@ -325,6 +347,68 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                 causes.setdefault(port, diagnostic)
                 mistaken.setdefault(port, diagnostic)
     return checked, trusted
+
+
+#: Values of at most this many elements count by their content in a remembered layer's key.
+_KEY_ELEMENTS = 64
+
+
+def _memo_key(op_class, layer, inputs, producers) -> tuple | None:
+    """What an op's rule can read of a layer, as a key (``None``: not to be remembered): the
+    op, the layer's version, output count and attributes, and of each input its shape, type
+    and what is known of its value. A value counts by its content (a small array) or, for a
+    Const, by its attributes (in one model, the same attributes are the same bytes). Partial
+    values holding ShapeOf's dims are left out: those name the very tensor they measure, which
+    an identical layer elsewhere does not share (Reshape cancels such dims)."""
+    key = [op_class, layer.version, len(layer.outputs), *layer.attributes.items()]
+    valued = 0
+    for producer, info in zip(producers, inputs):
+        shape = info.shape
+        sizes = shape._static_sizes()
+        if sizes is None:
+            dims = shape.dims
+            sizes = None if dims is None else tuple([(d.lower, d.upper) for d in dims])
+        partial = info.partial
+        if partial is not None:
+            for element in partial:
+                if type(element) is ShapeDim:
+                    return None
+            content = partial
+        elif info._pending is None and info.value is None:
+            content = None
+        else:
+            valued += 1
+            source = producer.layer if producer is not None else None
+            if source is not None and source.type == "Const":
+                get = source.attributes.get
+                content = ("Const", get("element_type"), get("shape"), get("offset"),
+                           get("size"))  # fmt: skip
+            elif (info._pending is None and info.value.size <= _KEY_ELEMENTS
+                  and info.value.dtype.kind != "O"):  # fmt: skip
+                value = info.value
+                content = (value.dtype.str, value.shape, value.tobytes())
+            else:  # a large or still uncomputed value
+                return None
+        key.append((sizes, info.element_type, content))
+    if valued and valued == len(inputs):  # every input known: the layer folds (its op needed)
+        return None
+    return tuple(key)
+
+
+def _remember(inferred: dict, key: tuple, outputs) -> None:
+    """Keep what the rule gave for ``key`` when it is shapes, types and partial values only
+    (values are left to folding; ShapeOf's dims name the tensor they measure)."""
+    kept = []
+    for info in outputs:
+        if info._pending is not None or info.value is not None:
+            return
+        partial = info.partial
+        if partial is not None:
+            for element in partial:
+                if type(element) is ShapeDim:
+                    return
+        kept.append((info.shape, info.element_type, info.why, partial))
+    inferred[key] = tuple(kept)
 
 
 #: Resolution problems that make OpenVINO refuse the model (reported as errors).
