@@ -101,6 +101,7 @@ class ConvolutionFamily(Op):
 
     inputs = (2, 2)
     attributes = CONVOLUTION_ATTRIBUTES
+    memoizable = False  # (each reads its own weights: no two layers are the same)
     #: Filter dims before the spatial ones (2: [C_out, C_in]; 3 with groups).
     filter_head = 2
 

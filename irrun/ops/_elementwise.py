@@ -138,6 +138,7 @@ class BinaryOp(Broadcasting):
     ``compute(a, b)`` (numpy arrays of the output's dtype, already broadcast)."""
 
     inputs = (2, 2)
+    memoizable = False  # (a broadcast costs less than the key that would skip it)
     attributes = (AUTO_BROADCAST, AUTO_BROADCAST_AXIS)
     category = "arithmetic"
     #: :meth:`evaluate_into` may be given an input as the output (the executor's in-place).
@@ -259,6 +260,7 @@ class UnaryOp(Op):
     """One input, the output of its shape; subclasses set ``category`` and ``compute(x)``."""
 
     inputs = (1, 1)
+    memoizable = False  # (the rule costs less than the key that would skip it)
     attributes = ()
     category = "arithmetic"
     output_boolean = False

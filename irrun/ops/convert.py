@@ -23,6 +23,7 @@ class Convert(Op):
 
     type, version, inputs = "Convert", 1, (1, 1)
     rounds = False
+    memoizable = False  # (the rule costs less than the key that would skip it)
     attributes = (Attribute("destination_type", "element_type", DYNAMIC_TYPE, required=True),)
 
     def infer(self, inputs):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 
 from irrun.ops._values import ShapeDim, bounds_through
-from irrun.ops.base import DYNAMIC_TYPE, OpContext, TensorInfo
+from irrun.ops.base import DYNAMIC_TYPE, Op, OpContext, TensorInfo
 from irrun.ops.opsets import OPSETS
 from irrun.ops.registry import LATEST_OPSET, first_opset, has_kernel, lookup_layer, op_key
 from irrun.shape import Shape
@@ -87,6 +87,19 @@ class _Silent(OpContext):
 
     def warning(self, *args, **kwargs):
         pass
+
+
+class _Described:
+    """What the messages of a remembered layer (whose op was not built) say of its op."""
+
+    __slots__ = ("layer", "label", "from_attributes")
+
+    def __init__(self, op_class, layer, label):
+        self.layer = layer
+        self.label = label
+        self.from_attributes = op_class.from_attributes
+
+    describe = Op.describe
 
 
 def _report_bodies(context, trusted_types, gaps) -> tuple[int, int]:
@@ -311,8 +324,8 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
             ):
                 problems = ()  # the common case: the file says exactly what inference gives
             else:
-                if op is None:  # (a remembered layer: its op, for the message)
-                    op = op_class(layer, _Silent())
+                if op is None:  # (a remembered layer: what messages say of its op)
+                    op = _Described(op_class, layer, label)
                 problems = _compare(op, port, info, fed is not None)
                 if (
                     not problems
@@ -351,6 +364,10 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
 
 #: Values of at most this many elements count by their content in a remembered layer's key.
 _KEY_ELEMENTS = 64
+#: A layer reading a Const of more bytes than this (weights, biases: no other layer reads
+#: the same ones) is not remembered, as building its key would be work for nothing; shapes,
+#: axes and scalars are smaller (an i64 target shape of up to 6 dims).
+_KEY_CONST_BYTES = 48
 
 
 def _memo_key(op_class, layer, inputs, producers) -> tuple | None:
@@ -360,14 +377,9 @@ def _memo_key(op_class, layer, inputs, producers) -> tuple | None:
     Const, by its attributes (in one model, the same attributes are the same bytes). Partial
     values holding ShapeOf's dims are left out: those name the very tensor they measure, which
     an identical layer elsewhere does not share (Reshape cancels such dims)."""
-    key = [op_class, layer.version, len(layer.outputs), *layer.attributes.items()]
+    signature = []
     valued = 0
     for producer, info in zip(producers, inputs):
-        shape = info.shape
-        sizes = shape._static_sizes()
-        if sizes is None:
-            dims = shape.dims
-            sizes = None if dims is None else tuple([(d.lower, d.upper) for d in dims])
         partial = info.partial
         if partial is not None:
             for element in partial:
@@ -381,18 +393,25 @@ def _memo_key(op_class, layer, inputs, producers) -> tuple | None:
             source = producer.layer if producer is not None else None
             if source is not None and source.type == "Const":
                 get = source.attributes.get
-                content = ("Const", get("element_type"), get("shape"), get("offset"),
-                           get("size"))  # fmt: skip
+                size = get("size")
+                if size is None or len(size) > 2 or int(size) > _KEY_CONST_BYTES:
+                    return None  # weights and biases: no other layer reads the same ones
+                content = ("Const", get("element_type"), get("shape"), get("offset"), size)
             elif (info._pending is None and info.value.size <= _KEY_ELEMENTS
                   and info.value.dtype.kind != "O"):  # fmt: skip
                 value = info.value
                 content = (value.dtype.str, value.shape, value.tobytes())
             else:  # a large or still uncomputed value
                 return None
-        key.append((sizes, info.element_type, content))
+        shape = info.shape
+        sizes = shape._static_sizes()
+        if sizes is None:
+            dims = shape.dims
+            sizes = None if dims is None else tuple([(d.lower, d.upper) for d in dims])
+        signature.append((sizes, info.element_type, content))
     if valued and valued == len(inputs):  # every input known: the layer folds (its op needed)
         return None
-    return tuple(key)
+    return (op_class, layer.version, len(layer.outputs), *layer.attributes.items(), *signature)
 
 
 def _remember(inferred: dict, key: tuple, outputs) -> None:

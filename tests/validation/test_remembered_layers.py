@@ -58,6 +58,9 @@ def _validated(source, remember: bool, monkeypatch, counts=None):
 
 
 MODELS = sorted(p.parent.name for p in REAL_MODELS.glob("*/model.xml"))
+#: The models whose repeated blocks give layers to remember (the CNNs' repeated layers are
+#: elementwise, whose rules cost less than a key).
+REPEATING = ("bert", "gpt2", "llama", "t5", "vit")
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -67,7 +70,9 @@ def test_a_real_model_validates_exactly_as_when_every_layer_is_inferred(name, mo
     assert _validated(path, True, monkeypatch, remembered) == _validated(
         path, False, monkeypatch, every
     )
-    assert len(remembered) < len(every)  # (converted models repeat layers: some were reused)
+    assert len(remembered) <= len(every)
+    if name.startswith(REPEATING):  # (their blocks repeat: layers were reused)
+        assert len(remembered) < len(every)
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.rglob("*.xml")), ids=lambda p: p.name)
@@ -76,12 +81,13 @@ def test_the_examples_and_broken_models_report_exactly_the_same(path, monkeypatc
 
 
 def _chain(declared_last=(2, 8), attributes=None, count=4):
-    """x [2,8] -> ``count`` identical Relu layers, the last declaring ``declared_last``."""
+    """x [2,8] -> ``count`` identical Softmax layers, the last declaring ``declared_last``."""
     net = Net()
     ref = net.param("x", "2,8")
     for index in range(count):
         out = declared_last if index == count - 1 else (2, 8)
-        ref = net.op(f"relu{index}", "Relu", "opset1", attributes, [ref], list(out))
+        data = {"axis": "1", **(attributes or {})}
+        ref = net.op(f"softmax{index}", "SoftMax", "opset8", data, [ref], list(out))
     net.result(ref)
     return net.text()
 
@@ -90,10 +96,11 @@ def test_a_wrong_declaration_on_a_remembered_layer_is_reported_at_it(monkeypatch
     text = _chain(declared_last=(2, 9))
     diagnostics, summary, _ = _validated(text, True, monkeypatch)
     assert diagnostics == _validated(text, False, monkeypatch)[0]
-    wrong = line_of(text, '<port id="1" precision="FP32" names="relu3"><dim>2</dim><dim>9</dim>')
+    wrong = line_of(text, '<port id="1" precision="FP32" names="softmax3"><dim>2</dim><dim>9</dim>')
     assert [(code, line) for code, _, line, *_ in diagnostics] == [("shape-mismatch", wrong)]
     assert diagnostics[0][3] == (
-        "layer 4 'relu3' (Relu-1) output port 1 declares [2,9], but its inputs give [2,8]"
+        "layer 4 'softmax3' (Softmax-8) output port 1 declares [2,9], but its inputs give [2,8] "
+        "(the shape of the data)"
     )
     assert summary[0][:2] == (6, 0)
 
@@ -103,13 +110,13 @@ def test_a_layer_whose_rule_warned_is_not_remembered(monkeypatch):
     counts = []
     diagnostics, _, _ = _validated(text, True, monkeypatch, counts)
     assert [code for code, *_ in diagnostics] == ["unknown-attribute"] * 4
-    assert len(counts) == 4 + 2  # every Relu inferred, and the Parameter and the Result
+    assert len(counts) == 4 + 2  # every Softmax inferred, and the Parameter and the Result
 
 
 def test_identical_layers_are_inferred_once(monkeypatch):
     counts = []
     diagnostics, summary, ports = _validated(_chain(count=6), True, monkeypatch, counts)
     assert diagnostics == [] and summary[0][:2] == (8, 0)
-    assert len(counts) == 3  # the Parameter, the first Relu and the Result
+    assert len(counts) == 3  # the Parameter, the first Softmax and the Result
     outputs = [dims for _, direction, _, dims, _ in ports[0] if direction == "output"]
     assert len(outputs) == 7 and all(dims == (2, 8) for dims in outputs)
