@@ -171,6 +171,7 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
     # identical layer gets the same outputs without building the op (converted models repeat
     # their blocks: every attention layer reshapes and transposes alike).
     inferred: dict[tuple, tuple] = {}
+    chances_of: dict[type, int] = {}  # op class -> how many more layers of it may miss
     order = _flow_order(graph)
     if progress is not None:
         from irrun.progress import steps
@@ -241,10 +242,14 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         label = labels.get(op_class)
         if label is None:
             label = labels[op_class] = f"{op_class.type}-{op_class.version}"
-        memo = None
+        memo = remembered = None
         if fed is None and not input_causes and op_class.memoizable and not layer.bodies:
-            memo = _memo_key(op_class, layer, inputs, producers)
-        remembered = inferred.get(memo) if memo is not None else None
+            chances = chances_of.get(op_class, _CHANCES)
+            if chances > 0:  # (an op whose layers keep differing is not keyed any more)
+                memo = _memo_key(op_class, layer, inputs, producers)
+                if memo is not None:
+                    remembered = inferred.get(memo)
+                chances_of[op_class] = chances - 1 if remembered is None else chances + 4
         if remembered is None:
             context = _LayerContext(emit, layer, label, hold=bool(input_causes))
             try:
@@ -361,6 +366,12 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
                 mistaken.setdefault(port, diagnostic)
     return checked, trusted
 
+
+#: Layers of one op that may find nothing remembered before the walk stops keying that op
+#: (each one found gives 4 more): in a model whose layers of an op all differ (Gathers of
+#: their own indices), keys would be work for nothing; a transformer's first block misses,
+#: the next ones find.
+_CHANCES = 16
 
 #: Values of at most this many elements count by their content in a remembered layer's key.
 _KEY_ELEMENTS = 64
