@@ -120,3 +120,32 @@ def test_identical_layers_are_inferred_once(monkeypatch):
     assert len(counts) == 3  # the Parameter, the first Softmax and the Result
     outputs = [dims for _, direction, _, dims, _ in ports[0] if direction == "output"]
     assert len(outputs) == 7 and all(dims == (2, 8) for dims in outputs)
+
+
+def test_an_op_whose_layers_keep_differing_stops_being_keyed(monkeypatch, tmp_path):
+    """30 Gathers, each of its own indices (no two layers alike): 16 are keyed, then none."""
+    import numpy as np
+
+    net = Net()
+    ref = net.param("x", "4,8")
+    for index in range(30):
+        indices = net.const(f"indices{index}", np.roll(np.arange(8, dtype=np.int64), index))
+        axis = net.const(f"axis{index}", np.int64(1))
+        ref = net.op(f"gather{index}", "Gather", "opset8", {"batch_dims": "0"},
+                     [ref, indices, axis], [4, 8])  # fmt: skip
+    net.result(ref)
+    xml = tmp_path / "gathers.xml"
+    xml.write_text(net.text(), encoding="utf-8")
+    xml.with_suffix(".bin").write_bytes(bytes(net.blob))
+    keyed = []
+    key = inference._memo_key
+
+    def counted(op_class, *args):
+        if op_class.type == "Gather":
+            keyed.append(1)
+        return key(op_class, *args)
+
+    monkeypatch.setattr(inference, "_memo_key", counted)
+    report = irrun.load(xml).validate()
+    assert report.ok and report.layers_checked == 92, report.to_text()
+    assert len(keyed) == inference._CHANCES == 16
