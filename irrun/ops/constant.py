@@ -39,8 +39,10 @@ def _plain_layout(key, weights):
     # (19 digits or more: the careful path checks the 64-bit range)
     if len(offset_text) > 18 or len(size_text) > 18:
         return None
-    digits = offset_text + size_text
-    if not (digits.isdigit() and digits.isascii()):
+    # (each on its own: an empty one must not pass as part of the other's digits)
+    if not (offset_text.isdigit() and size_text.isdigit()):
+        return None
+    if not (offset_text.isascii() and size_text.isascii()):
         return None
     element_type, shape, needed, direct = plain
     offset, size = int(offset_text), int(size_text)

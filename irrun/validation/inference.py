@@ -405,7 +405,8 @@ def _memo_key(op_class, layer, inputs, producers) -> tuple | None:
             if source is not None and source.type == "Const":
                 get = source.attributes.get
                 size = get("size")
-                if size is None or len(size) > 2 or int(size) > _KEY_CONST_BYTES:
+                if (size is None or len(size) > 2 or not (size.isascii() and size.isdigit())
+                        or int(size) > _KEY_CONST_BYTES):  # fmt: skip
                     return None  # weights and biases: no other layer reads the same ones
                 content = ("Const", get("element_type"), get("shape"), get("offset"), size)
             elif (info._pending is None and info.value.size <= _KEY_ELEMENTS

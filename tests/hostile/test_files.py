@@ -218,6 +218,8 @@ CONST_CASES = {
     "size-2**64+5": ('size="8"', f'size="{2**64 + 5}"', "attribute-value", [str(2**64 + 5)]),
     "negative-offset": ('offset="16"', 'offset="-8"', "bin-range", ["-8"]),
     "negative-size": ('size="8"', 'size="-8"', "bin-range", ["-8"]),
+    "empty-size": ('size="8"', 'size=""', "attribute-value", ["size=''"]),
+    "empty-offset": ('offset="16"', 'offset=""', "attribute-value", ["offset=''"]),
     "wrap-around": (
         'offset="16" size="8"',
         f'offset="{2**63 - 1}" size="{2**63 - 1}"',

@@ -149,3 +149,33 @@ def test_an_op_whose_layers_keep_differing_stops_being_keyed(monkeypatch, tmp_pa
     report = irrun.load(xml).validate()
     assert report.ok and report.layers_checked == 92, report.to_text()
     assert len(keyed) == inference._CHANCES == 16
+
+
+@pytest.mark.parametrize("size", ["16", "1x", "\u00b2", "-8", ""])
+def test_a_const_of_any_size_text_feeding_identical_layers_is_reported_not_fatal(
+    size, monkeypatch, tmp_path
+):
+    """Two Reshapes of one target Const whose size attribute is right or malformed: the key
+    reads the text without trusting it, and the report is the one without remembering."""
+    import numpy as np
+
+    from tests.helpers.ir_text import edit
+
+    net = Net()
+    x = net.param("x", "2,8")
+    target = net.const("target", np.array([4, 4], np.int64))
+    first = net.op("reshape0", "Reshape", "opset1", {"special_zero": "false"}, [x, target],
+                   [4, 4])  # fmt: skip
+    second = net.op("reshape1", "Reshape", "opset1", {"special_zero": "false"}, [x, target],
+                    [4, 4])  # fmt: skip
+    net.result(first)
+    net.result(second)
+    text = edit(net.text(), 'size="16"', f'size="{size}"')
+    xml = tmp_path / "reshapes.xml"
+    xml.write_text(text, encoding="utf-8")
+    xml.with_suffix(".bin").write_bytes(bytes(net.blob))
+    remembered = _validated(xml, True, monkeypatch)
+    assert remembered == _validated(xml, False, monkeypatch)
+    codes = [code for code, *_ in remembered[0]]
+    assert "internal" not in codes
+    assert (codes == []) == (size == "16")
