@@ -16,6 +16,12 @@ Goals: validation adds at most the load time (validate / load <= 1), load + vali
 real model's layers validate no slower on average than the Gather/Concat layers
 (µs per layer, real / generated <= 1).
 
+Remembered layers: each committed real model, and each full-size one found under
+``--full-size DIR`` (the IR that ``bench/build_real_models.py`` writes there, as
+``bench_execute.py --real-models`` does: ResNet-50, MobileNetV3-large, BERT-base, GPT-2 ...),
+validated with ``irrun.validation.inference.REMEMBER_LAYERS`` on and off, interleaved round by
+round (best of the rounds each): the time a layer identical to one already inferred saves.
+
 ``--quick`` runs one small size and one repeat (for CI: it proves the script still works).
 """
 
@@ -45,6 +51,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-openvino", action="store_true", help="do not time OpenVINO")
     parser.add_argument("--quick", action="store_true", help="1,000 layers, one repeat")
+    parser.add_argument("--full-size", type=Path, metavar="DIR",
+                        help="also time remembered layers on the full-size IR in DIR "
+                        "(*/model.xml, as bench/build_real_models.py writes it)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.quick:
         args.sizes, args.repeat = [1000], 1
@@ -86,6 +95,10 @@ def main(argv=None) -> int:
     print(f"  load+validate of {size} layers < 3 s "
           f"[{'met' if load + validate < 3 else 'MISSED'}] ({load + validate:.2f} s)")  # fmt: skip
     real_models(irrun, args.sizes[0], args.repeat)
+    paths = sorted(REAL_MODELS.glob("*/model.xml"))
+    if args.full_size is not None:
+        paths += sorted(args.full_size.glob("*/model.xml"))
+    remembered_layers(irrun, paths, 1 if args.quick else max(args.repeat, 10))
     return 0
 
 
@@ -130,6 +143,41 @@ def real_models(irrun, generated_layers: int, repeat: int) -> None:
           f"Gather/Concat model ({generated_layers} layers, validated in the same rounds) "
           f"{generated_per_layer * 1e6:.1f} us/layer: ratio <= 1 "
           f"[{'met' if ratio <= 1 else 'MISSED'}] ({ratio:.2f})")  # fmt: skip
+
+
+def remembered_layers(irrun, paths, repeat: int) -> None:
+    """Validation of each model with layers remembered and without, interleaved round by
+    round (the order alternating), best of ``repeat`` rounds each, each a fresh load."""
+    from irrun.validation import inference
+
+    if not paths:
+        return
+    best = {(path, on): float("inf") for path in paths for on in (True, False)}
+    layers = {}
+    try:
+        for round_ in range(repeat):
+            for on in (True, False) if round_ % 2 else (False, True):
+                inference.REMEMBER_LAYERS = on
+                for path in paths:
+                    model = irrun.load(path)
+                    seconds, _ = timed(model.validate)
+                    best[path, on] = min(best[path, on], seconds)
+                    layers[path] = len(model.layers)
+                    del model
+    finally:
+        inference.REMEMBER_LAYERS = True
+    print(f"\n{'remembered layers':<34} {'layers':>7} {'on ms':>8} {'off ms':>8} {'on/off':>7}")
+    totals = [0.0, 0.0]
+    for path in paths:
+        on, off = best[path, True], best[path, False]
+        totals[0] += on
+        totals[1] += off
+        print(f"{path.parent.name:<34} {layers[path]:>7} {on * 1e3:8.2f} {off * 1e3:8.2f} "
+              f"{on / off:7.2f}")  # fmt: skip
+    print(
+        f"  all: {totals[0] * 1e3:.1f} ms with layers remembered, {totals[1] * 1e3:.1f} ms "
+        f"without ({totals[0] / totals[1]:.2f})"
+    )
 
 
 if __name__ == "__main__":

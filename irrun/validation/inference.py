@@ -23,10 +23,16 @@ from irrun.shape import Shape
 from irrun.text import short_text
 from irrun.validation.emitter import HeldDiagnostics
 
-__all__ = ["infer_graph", "FOLD_LIMIT"]
+__all__ = ["infer_graph", "FOLD_LIMIT", "REMEMBER_LAYERS"]
 
 #: Constant sub-graphs are folded while each result has at most this many elements.
 FOLD_LIMIT = 1 << 16
+
+#: Whether a layer identical to one already inferred (same op, attributes and output count;
+#: inputs of the same shapes, types and small or shared constant values) gets that layer's
+#: outputs without its rule running. The report is the same either way; False infers every
+#: layer (``bench/bench_validate.py`` times both).
+REMEMBER_LAYERS = True
 
 
 class _LayerContext(OpContext):
@@ -243,7 +249,8 @@ def infer_graph(graph, emit, trusted_types: dict | None = None, gaps: list | Non
         if label is None:
             label = labels[op_class] = f"{op_class.type}-{op_class.version}"
         memo = remembered = None
-        if fed is None and not input_causes and op_class.memoizable and not layer.bodies:
+        if (REMEMBER_LAYERS and fed is None and not input_causes and op_class.memoizable
+                and not layer.bodies):  # fmt: skip
             chances = chances_of.get(op_class, _CHANCES)
             if chances > 0:  # (an op whose layers keep differing is not keyed any more)
                 memo = _memo_key(op_class, layer, inputs, producers)
